@@ -1,0 +1,48 @@
+# nvct_module(<name> [DEPS <targets...>])
+#
+# Declares the static library nvct_<name> (alias nvct::<name>) from src/<name>/*.cpp with the
+# public headers in include/nvct/<name>/, and, when tests/unit/<name>/*_test.cpp exist, the
+# GoogleTest executable unit_<name> whose tests are registered in CTest with the label "unit".
+# Sources are globbed so that a module owns its folder and nobody edits a shared list.
+function(nvct_module name)
+  cmake_parse_arguments(M "" "" "DEPS" ${ARGN})
+  file(GLOB srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/${name}/*.cpp)
+  add_library(nvct_${name} STATIC ${srcs})
+  add_library(nvct::${name} ALIAS nvct_${name})
+  target_include_directories(nvct_${name} PUBLIC ${PROJECT_SOURCE_DIR}/include
+                                                 ${PROJECT_BINARY_DIR}/include)
+  target_link_libraries(nvct_${name} PUBLIC nvct_options ${M_DEPS})
+  nvct_unit_tests(${name} nvct_${name})
+endfunction()
+
+# nvct_unit_tests(<folder> <libraries...>): tests/unit/<folder>/*_test.cpp -> unit_<folder>.
+function(nvct_unit_tests folder)
+  if(NOT BUILD_TESTING)
+    return()
+  endif()
+  file(GLOB tests CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/unit/${folder}/*_test.cpp)
+  if(NOT tests)
+    return()
+  endif()
+  string(REPLACE "/" "_" exe "unit_${folder}")
+  add_executable(${exe} ${tests})
+  target_link_libraries(${exe} PRIVATE ${ARGN} nvct_testing GTest::gtest_main GTest::gmock)
+  target_compile_definitions(${exe} PRIVATE NVCT_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+                                            NVCT_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  gtest_discover_tests(${exe} PROPERTIES LABELS unit DISCOVERY_MODE PRE_TEST)
+endfunction()
+
+# nvct_script_test(<name> <script> LABELS <labels...> [TIMEOUT s] [DEPENDS_TARGETS t...])
+# Registers a shell test (end-to-end, security, bench). The script receives the build directory
+# in NVCT_BUILD_DIR and the source directory in NVCT_SOURCE_DIR.
+function(nvct_script_test name script)
+  cmake_parse_arguments(T "" "TIMEOUT" "LABELS" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  add_test(NAME ${name} COMMAND bash ${script})
+  set_tests_properties(${name} PROPERTIES
+    LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
+    ENVIRONMENT "NVCT_BUILD_DIR=${PROJECT_BINARY_DIR};NVCT_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
+    SKIP_RETURN_CODE 200)
+endfunction()

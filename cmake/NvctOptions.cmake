@@ -1,0 +1,14 @@
+# Compiler options shared by every nvct target, carried by the interface target nvct_options.
+add_library(nvct_options INTERFACE)
+target_compile_options(nvct_options INTERFACE
+  -Wall -Wextra -Wshadow -Wnon-virtual-dtor -Wcast-align -Woverloaded-virtual
+  -Wformat=2 -Wimplicit-fallthrough)
+target_compile_definitions(nvct_options INTERFACE _GNU_SOURCE)
+if(NVCT_WERROR)
+  target_compile_options(nvct_options INTERFACE -Werror)
+endif()
+if(NVCT_SANITIZE)
+  target_compile_options(nvct_options INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer
+                                                -fno-sanitize-recover=undefined)
+  target_link_options(nvct_options INTERFACE -fsanitize=address,undefined)
+endif()

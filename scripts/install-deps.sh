@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package nvct needs to build, test and run its demo. Idempotent; run
+# as root. Packages already present are not reinstalled, and apt-get update runs only when
+# something is missing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config git
+  nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libseccomp-dev
+  libtomlplusplus-dev libexpected-dev libgtest-dev libgmock-dev libyaml-cpp-dev
+  runc crun busybox-static docker.io containerd podman
+  iproute2 procps util-linux kmod jq
+)
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: must run as root (apt-get install)" >&2
+  exit 1
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: all ${#packages[@]} packages present"
+fi
+
+# Podman on this class of machine refuses to start containers with the default ulimits.
+if [ -f /etc/containers/containers.conf ] || [ -d /etc/containers ]; then
+  mkdir -p /etc/containers
+  if ! grep -q '^default_ulimits' /etc/containers/containers.conf 2>/dev/null; then
+    printf '[containers]\ndefault_ulimits = []\n' >> /etc/containers/containers.conf
+  fi
+fi
