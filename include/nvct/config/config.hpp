@@ -9,6 +9,8 @@
 
 namespace nvct::config {
 
+class HostFacts;
+
 struct NvidiaContainerCli {
   std::string root;                      // driver root; "" = /
   std::string path;                      // "" = look up nvidia-container-cli
@@ -18,7 +20,7 @@ struct NvidiaContainerCli {
   bool load_kmods = true;
   bool no_pivot = false;
   bool no_cgroups = false;
-  std::string user;                      // "" (SUSE: "root:video")
+  std::string user;                          // "" (SUSE: "root:video")
   std::string ldconfig = "@/sbin/ldconfig";  // normalised: ".real" when it exists on the host
 };
 
@@ -75,9 +77,9 @@ struct Features {
 
 struct Config {
   bool disable_require = false;
-  std::string swarm_resource;  // comma-separated env var names; "" = none
-  bool accept_envvar_unprivileged = true;     // accept-nvidia-visible-devices-envvar-when-unprivileged
-  bool accept_volume_mounts = false;          // accept-nvidia-visible-devices-as-volume-mounts
+  std::string swarm_resource;              // comma-separated env var names; "" = none
+  bool accept_envvar_unprivileged = true;  // accept-nvidia-visible-devices-envvar-when-unprivileged
+  bool accept_volume_mounts = false;       // accept-nvidia-visible-devices-as-volume-mounts
   std::string supported_driver_capabilities = "compat32,compute,display,graphics,ngx,utility,video";
   NvidiaContainerCli cli;
   NvidiaContainerRuntime runtime;
@@ -85,5 +87,13 @@ struct Config {
   NvidiaCtk ctk;
   Features features;
 };
+
+// The built-in defaults on this host: the ldconfig value normalised (".real" where it exists) and
+// the SUSE cli user. `Config{}` holds the host-independent ones.
+Config default_config(const HostFacts& host);
+Config default_config();
+
+// Values accepted for nvidia-container-runtime.modes.legacy.cuda-compat-mode.
+inline constexpr const char* kCudaCompatModes[] = {"ldconfig", "mount", "disabled", "hook"};
 
 }  // namespace nvct::config

@@ -6,21 +6,30 @@
 
 #include "nvct/base/error.hpp"
 #include "nvct/config/config.hpp"
+#include "nvct/config/host_facts.hpp"
 
 namespace nvct::config {
 
-// $NVIDIA_CTK_CONFIG_FILE_PATH if non-empty, else ${XDG_CONFIG_HOME:-/etc}/nvidia-container-runtime/config.toml.
-// Only the runtime and nvidia-ctk use this; the hook takes its path from argv (security.md §5.2).
+// $NVIDIA_CTK_CONFIG_FILE_PATH if non-empty, else
+// ${XDG_CONFIG_HOME:-/etc}/nvidia-container-runtime/config.toml. Only the runtime and nvidia-ctk
+// use this; the hook takes its path from argv (security.md §5.2).
 std::string default_path();
 
 // Parses TOML text onto the defaults. Unknown keys are ignored; a value of the wrong type or an
 // invalid value is an error naming the key.
+// An invalid nvidia-container-runtime.log-level becomes "info" with a warning, as the reference.
 Result<Config> load_from_string(std::string_view toml);
+Result<Config> load_from_string(std::string_view toml, const HostFacts& host);
 
 // Loads a file. A missing file gives the defaults when `required` is false, an error otherwise.
 Result<Config> load_file(const std::string& path, bool required = false);
+Result<Config> load_file(const std::string& path, bool required, const HostFacts& host);
 
 // load_file(default_path()).
 Result<Config> load();
+
+// Checks a merged config: ldconfig validity (§5), cuda-compat-mode, log-level (fixed up with a
+// warning). Normalises the ldconfig value.
+Status finalize(Config& config, const HostFacts& host);
 
 }  // namespace nvct::config
