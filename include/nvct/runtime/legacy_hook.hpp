@@ -1,0 +1,39 @@
+// The legacy-mode spec modifier: the nvidia-container-runtime-hook prestart hook
+// (spec/runtime.md §7.1, §8). nvct deviates from the reference on purpose: the hook carries an
+// absolute path, an explicit minimal env and a timeout (security.md §5, CVE-2025-23266), and it
+// is only added when the container requests a GPU.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nvct/base/error.hpp"
+#include "nvct/runtime/executable_probe.hpp"
+
+namespace nvct::runtime {
+
+inline constexpr std::string_view kHookPathFallback = "/usr/bin/nvidia-container-runtime-hook";
+inline constexpr std::string_view kHookMinimalPath =
+    "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+inline constexpr int kHookTimeoutSeconds = 60;
+
+// config nvidia-container-runtime-hook.path: absolute as is, else looked up in `dirs` (see
+// search_dirs), else /usr/bin/nvidia-container-runtime-hook.
+std::string resolve_hook_path(std::string_view configured, const std::vector<std::string>& dirs,
+                              const ExecutableProbe& probe);
+
+// True when hooks.prestart already has a hook whose path's basename is
+// nvidia-container-runtime-hook or nvidia-container-toolkit.
+bool has_nvidia_prestart_hook(const nlohmann::ordered_json& spec);
+
+// The hook object {path, args: [basename(path), "prestart"], env: [PATH=...], timeout}.
+nlohmann::ordered_json make_prestart_hook(const std::string& hook_path);
+
+// Appends the prestart hook unless one is already there. Returns whether the spec changed.
+// `hooks: null` is treated as absent; a `hooks` that is not an object or a `prestart` that is
+// not an array is an error (the spec would be rejected by runc anyway).
+Result<bool> add_legacy_prestart_hook(nlohmann::ordered_json& spec, const std::string& hook_path);
+
+}  // namespace nvct::runtime

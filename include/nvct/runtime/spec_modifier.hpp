@@ -1,0 +1,35 @@
+// What the shim does to a bundle at `create`/`run` (spec/runtime.md §2 steps 4-7, §9): load
+// config.json strictly, read the GPU request, apply the mode's modifiers, and write the file
+// back atomically only when something changed.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "nvct/base/error.hpp"
+#include "nvct/config/config.hpp"
+#include "nvct/request/request.hpp"
+#include "nvct/runtime/mode.hpp"
+
+namespace nvct::runtime {
+
+struct ModifierOptions {
+  Mode mode = Mode::kLegacy;
+  // Absolute path of the prestart hook (resolve_hook_path).
+  std::string hook_path;
+};
+
+// Applies the modifiers of options.mode to a parsed spec for the given request. A request that
+// is not a GPU container changes nothing. Returns whether the spec changed.
+Result<bool> apply_modifiers(nlohmann::ordered_json& spec, const request::Request& request,
+                             const ModifierOptions& options);
+
+enum class BundleOutcome { kUnchanged, kRewritten };
+
+// Loads <bundle>/config.json ("" = the cwd), applies the modifiers and saves it atomically when
+// it changed. A malformed spec fails before anything is written; a spec that requests no GPU is
+// left byte-identical.
+Result<BundleOutcome> modify_bundle(const std::string& bundle, const config::Config& cfg,
+                                    const ModifierOptions& options);
+
+}  // namespace nvct::runtime

@@ -1,0 +1,171 @@
+// nvidia-container-runtime: the OCI runtime shim in front of runc/crun (spec/runtime.md).
+// On create/run it adds the GPU prestart hook to <bundle>/config.json; every invocation ends by
+// execve-ing the low-level runtime with the caller's argv, so PID, fds, signals, stdio and the
+// exit code are the runtime's. Nothing is ever written to stdout except the --version block.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nvct/base/error.hpp"
+#include "nvct/base/file.hpp"
+#include "nvct/base/log.hpp"
+#include "nvct/base/version_info.hpp"
+#include "nvct/config/load.hpp"
+#include "nvct/oci/runtime_args.hpp"
+#include "nvct/runtime/exec.hpp"
+#include "nvct/runtime/executable_probe.hpp"
+#include "nvct/runtime/legacy_hook.hpp"
+#include "nvct/runtime/log_file_sink.hpp"
+#include "nvct/runtime/mode.hpp"
+#include "nvct/runtime/runtime_lookup.hpp"
+#include "nvct/runtime/spec_modifier.hpp"
+
+namespace {
+
+using namespace nvct;
+
+std::string path_env() {
+  const char* p = std::getenv("PATH");
+  return p ? p : "";
+}
+
+// The reference's banner, so tools that parse `<runtime> --version` see the same shape.
+void print_version() {
+  auto text = fmt::format("NVIDIA Container Runtime version {}\ncommit: {}\nspec: {}\n\n", kVersion,
+                          kGitCommit, kOciSpecVersion);
+  (void)write_all(STDOUT_FILENO, text);
+}
+
+// runc's --log file (JSON lines with --log-format json, which containerd decodes to show the
+// last error) and the config's debug file. A log that cannot be opened is reported in the other
+// log, never fatal.
+struct Logging {
+  std::shared_ptr<runtime::LogFileSink> sink;
+  std::string runc_log_error;  // why runc's --log file could not be opened, if it could not
+};
+
+Logging install_log_sink(const oci::RuntimeArgs& args) {
+  Logging logging{std::make_shared<runtime::LogFileSink>(), ""};
+  auto format = runtime::parse_log_format(args.log_format);
+  auto fd = runtime::open_log_file(args.log_file);
+  if (fd) {
+    logging.sink->add(std::move(*fd), format);
+  } else {
+    logging.runc_log_error = fd.error().message();
+  }
+  log::set_sink(logging.sink);
+  log::set_level(args.debug ? log::Level::kDebug : log::Level::kInfo);
+  return logging;
+}
+
+void configure_logging(Logging& logging, const config::Config& cfg, const oci::RuntimeArgs& args) {
+  auto debug_fd = runtime::open_log_file(cfg.runtime.debug);
+  if (debug_fd) logging.sink->add(std::move(*debug_fd), runtime::LogFormat::kText);
+  // config::load() has already replaced an invalid level by "info" (with a warning).
+  log::Level level = log::Level::kInfo;
+  if (!log::parse_level(cfg.runtime.log_level, level)) level = log::Level::kInfo;
+  log::set_level(args.debug ? log::Level::kDebug : level);
+  logging.sink->flush_deferred();
+  if (!debug_fd) log::warn("{}; continuing without it", debug_fd.error().message());
+  if (!logging.runc_log_error.empty()) {
+    log::warn("{}; continuing without it", logging.runc_log_error);
+  }
+}
+
+// One clear message on stderr and in the logs, exit 1 (spec/runtime.md §11).
+int fail_before_exec(const Error& error) {
+  log::error("{}", error.message());
+  auto text = fmt::format("nvidia-container-runtime: {}\n", error.message());
+  (void)write_all(STDERR_FILENO, text);
+  return 1;
+}
+
+Result<std::string> find_low_level_runtime(const config::Config& cfg) {
+  runtime::SystemExecutableProbe probe;
+  return runtime::find_runtime(cfg.runtime.runtimes, path_env(), probe);
+}
+
+int exec_low_level_runtime(const std::string& runtime_path, int argc, char** argv) {
+  auto runtime_args = runtime::runtime_argv(runtime_path, argc, argv);
+  log::debug("exec {}", fmt::join(runtime_args, " "));
+  auto status = runtime::exec_runtime(runtime_path, runtime_args);
+  return fail_before_exec(status.error());
+}
+
+Status modify_spec(const config::Config& cfg, const oci::RuntimeArgs& args, const char* argv0) {
+  auto mode_name = runtime::effective_mode_name(cfg.runtime.mode, argv0);
+  NVCT_ASSIGN_OR_RETURN(auto mode, runtime::resolve_mode(mode_name));
+  if (mode_name != runtime::mode_name(mode)) {
+    log::debug("mode \"{}\" resolved to \"{}\"", mode_name, runtime::mode_name(mode));
+  }
+  runtime::SystemExecutableProbe probe;
+  runtime::ModifierOptions options;
+  options.mode = mode;
+  options.hook_path =
+      runtime::resolve_hook_path(cfg.hook.path, runtime::search_dirs(path_env()), probe);
+  log::debug("{} in bundle \"{}\": mode {}, hook {}", args.subcommand, args.bundle,
+             runtime::mode_name(mode), options.hook_path);
+  NVCT_TRY(runtime::modify_bundle(args.bundle, cfg, options));
+  return ok();
+}
+
+int run(int argc, char** argv) {
+  // 1. Read the argv the caller meant for runc.
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto parsed = oci::parse_runtime_args(args);
+  if (!parsed) return fail_before_exec(parsed.error());
+
+  // 2. --version: our banner, then runc's own (no log files are opened).
+  if (parsed->version) {
+    print_version();
+    auto cfg = config::load();
+    if (!cfg) return fail_before_exec(cfg.error());
+    auto runtime_path = find_low_level_runtime(*cfg);
+    if (!runtime_path) return fail_before_exec(runtime_path.error());
+    return exec_low_level_runtime(*runtime_path, argc, argv);
+  }
+
+  // 3. Logging, then the config.
+  auto logging = install_log_sink(*parsed);
+  logging.sink->defer();
+  auto cfg = config::load();
+  if (!cfg) {
+    logging.sink->flush_deferred();
+    return fail_before_exec(with_context(cfg, "load config").error());
+  }
+  configure_logging(logging, *cfg, *parsed);
+  log::debug("invoked as: {}", fmt::join(args, " "));
+
+  // 4. The low-level runtime, found before config.json is touched: a missing runtime must not
+  //    leave a modified spec behind.
+  auto runtime_path = find_low_level_runtime(*cfg);
+  if (!runtime_path) return fail_before_exec(runtime_path.error());
+
+  // 5. create/run: add what the GPU request needs to config.json.
+  if (parsed->modifies_spec) {
+    auto status = modify_spec(*cfg, *parsed, argv[0]);
+    if (!status) return fail_before_exec(status.error());
+  }
+
+  // 6. Become the low-level runtime.
+  return exec_low_level_runtime(*runtime_path, argc, argv);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nvidia-container-runtime: unexpected error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "nvidia-container-runtime: unexpected error\n");
+  }
+  return 1;
+}

@@ -1,0 +1,66 @@
+#include "nvct/runtime/mode.hpp"
+
+#include <gtest/gtest.h>
+
+namespace nvct::runtime {
+namespace {
+
+TEST(ResolveMode, LegacyIsLegacy) {
+  auto m = resolve_mode("legacy");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(*m, Mode::kLegacy);
+  EXPECT_EQ(mode_name(*m), "legacy");
+}
+
+TEST(ResolveMode, AutoResolvesToLegacyForNow) {
+  auto m = resolve_mode("auto");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(*m, Mode::kLegacy);
+}
+
+class UnsupportedMode : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(UnsupportedMode, IsAClearNotSupportedErrorNamingTheMode) {
+  auto m = resolve_mode(GetParam());
+  ASSERT_FALSE(m);
+  EXPECT_EQ(m.error().code(), ENOTSUP);
+  EXPECT_NE(m.error().message().find(std::string("\"") + GetParam() + "\""), std::string::npos)
+      << m.error().message();
+  EXPECT_NE(m.error().message().find("not supported yet"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(ReferenceModes, UnsupportedMode,
+                         ::testing::Values("cdi", "jit-cdi", "csv"));
+
+TEST(ResolveMode, UnknownModeIsInvalid) {
+  auto m = resolve_mode("bogus");
+  ASSERT_FALSE(m);
+  EXPECT_EQ(m.error().code(), EINVAL);
+  EXPECT_NE(m.error().message().find("invalid mode \"bogus\""), std::string::npos);
+}
+
+TEST(ResolveMode, ModeNamesAreCaseSensitiveLikeTheReference) {
+  EXPECT_FALSE(resolve_mode("Legacy"));
+}
+
+TEST(ResolveMode, EmptyModeMustBeSpecified) {
+  auto m = resolve_mode("");
+  ASSERT_FALSE(m);
+  EXPECT_EQ(m.error().message(), "a mode must be specified");
+}
+
+TEST(EffectiveModeName, PlainBinaryUsesConfiguredMode) {
+  EXPECT_EQ(effective_mode_name("auto", "/usr/bin/nvidia-container-runtime"), "auto");
+  EXPECT_EQ(effective_mode_name("cdi", "nvidia-container-runtime"), "cdi");
+}
+
+TEST(EffectiveModeName, LegacySuffixForcesLegacy) {
+  EXPECT_EQ(effective_mode_name("cdi", "/usr/bin/nvidia-container-runtime.legacy"), "legacy");
+}
+
+TEST(EffectiveModeName, CdiSuffixForcesCdi) {
+  EXPECT_EQ(effective_mode_name("legacy", "/usr/bin/nvidia-container-runtime.cdi"), "cdi");
+}
+
+}  // namespace
+}  // namespace nvct::runtime
