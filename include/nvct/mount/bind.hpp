@@ -1,0 +1,60 @@
+// Bind mounts of host objects into a rootfs (mount.md §14.2 steps 1-8): the source is opened
+// and checked before the container is touched, cloned into a detached private mount with its
+// flags already set (open_tree + mount_setattr), and attached onto the target fd (move_mount).
+// Without the new mount API: a classic bind through /proc/thread-self/fd, then remount and
+// MS_PRIVATE. Nothing under the rootfs is ever a mount source.
+#pragma once
+
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "nvct/base/error.hpp"
+#include "nvct/base/unique_fd.hpp"
+#include "nvct/edits/edits.hpp"
+#include "nvct/mount/container_path.hpp"
+#include "nvct/mount/in_root.hpp"
+#include "nvct/mount/journal.hpp"
+
+namespace nvct::mount {
+
+enum class SourceKind { kFile, kDirectory, kCharDevice, kBlockDevice, kSocket };
+
+struct Source {
+  unique_fd fd;  // O_PATH|O_NOFOLLOW
+  SourceKind kind = SourceKind::kFile;
+  struct stat st {};
+  std::string host_path;
+};
+
+// Opens `host_path` inside `host_root` (the driver root) without following a final symlink and
+// checks it: files root-owned and not group/other-writable, directories, sockets, devices of
+// the right type with st_rdev == expected_rdev.
+Result<Source> open_source(const Root& host_root, const std::string& host_path, SourceKind kind,
+                           std::optional<dev_t> expected_rdev = std::nullopt);
+
+// Mounts `source` at `container_path` in `rootfs` with `flags`, private, journaled.
+Status bind_mount(const Root& rootfs, const Source& source, const std::string& container_path,
+                  const edits::MountFlags& flags, PathPolicy policy, Journal& journal);
+
+// A driver file of the edits (library, binary, firmware, IPC, directory).
+Status mount_file(const Root& host_root, const Root& rootfs, const edits::FileMount& file,
+                  Journal& journal);
+// A device node of the edits: the host node must match type and major:minor.
+Status mount_device(const Root& host_root, const Root& rootfs, const edits::DeviceNode& node,
+                    Journal& journal);
+
+// Test switch: use the classic mount(2) path even when open_tree/move_mount work.
+void force_classic_mount_api(bool on);
+bool classic_mount_api_forced();
+// Mounts done through the classic path since the start.
+std::uint64_t classic_mount_count();
+
+// Whether the mount `fd` is on has no shared propagation (from /proc/thread-self/mountinfo).
+Result<bool> mount_is_private(int fd);
+// The mount id of the mount `fd` is on (statx STATX_MNT_ID).
+Result<std::uint64_t> mount_id_of(int fd);
+
+}  // namespace nvct::mount

@@ -1,0 +1,214 @@
+#include "nvct/mount/bind.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "mount_sandbox.hpp"
+#include "nvct/base/file.hpp"
+
+namespace nvct::mount {
+namespace {
+
+using testing::Sandbox;
+
+// Param: {walker forced, classic mount(2) forced}.
+class Bind : public ::testing::TestWithParam<std::pair<bool, bool>> {
+ protected:
+  void SetUp() override {
+    force_openat2_fallback(GetParam().first);
+    force_classic_mount_api(GetParam().second);
+    box.write("host/usr/lib/libcuda.so.550.54.14", "ELF-cuda");
+    box.mkdir("rootfs/usr/lib/x86_64-linux-gnu");
+    host.emplace(*Root::open_allow_host_root(box.host()));
+    rootfs.emplace(*Root::open(box.rootfs()));
+    mounts_before = testing::mounts_under(box.rootfs());
+  }
+  void TearDown() override {
+    force_openat2_fallback(false);
+    force_classic_mount_api(false);
+  }
+  edits::FileMount lib(std::string target = "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.14") {
+    return {"/usr/lib/libcuda.so.550.54.14", target, edits::FileKind::kLibrary,
+            edits::default_flags(edits::FileKind::kLibrary)};
+  }
+  Sandbox box;
+  std::optional<Root> host, rootfs;
+  std::vector<std::string> mounts_before;
+};
+
+TEST_P(Bind, LibraryIsMountedReadOnlyNosuidNodevAndPrivate) {
+  Journal j;
+  auto classic_before = classic_mount_count();
+  auto s = mount_file(*host, *rootfs, lib(), j);
+  ASSERT_TRUE(s) << s.error().message();
+  std::string target = box.path("rootfs/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.14");
+  EXPECT_EQ(testing::read_text(target), "ELF-cuda");
+  struct statvfs vfs {};
+  ASSERT_EQ(::statvfs(target.c_str(), &vfs), 0);
+  EXPECT_TRUE(vfs.f_flag & ST_RDONLY);
+  EXPECT_TRUE(vfs.f_flag & ST_NOSUID);
+  EXPECT_TRUE(vfs.f_flag & ST_NODEV);
+  unique_fd fd(::open(target.c_str(), O_PATH | O_CLOEXEC));
+  EXPECT_TRUE(*mount_is_private(fd.get()));
+  EXPECT_EQ(classic_mount_count() > classic_before, GetParam().second);
+  EXPECT_EQ(::open(target.c_str(), O_WRONLY | O_CLOEXEC), -1);
+}
+
+TEST_P(Bind, RollbackUnmountsAndRemovesWhatItCreated) {
+  Journal j;
+  ASSERT_TRUE(mount_file(*host, *rootfs, lib("/usr/local/nvidia/lib/libcuda.so.1"), j));
+  EXPECT_GT(testing::mounts_under(box.rootfs()).size(), mounts_before.size());
+  ASSERT_TRUE(j.rollback());
+  EXPECT_EQ(testing::mounts_under(box.rootfs()), mounts_before);
+  EXPECT_FALSE(box.exists("rootfs/usr/local"));
+  EXPECT_TRUE(box.exists("rootfs/usr/lib"));
+}
+
+TEST_P(Bind, DeviceNodeIsCheckedAndMountedNoexec) {
+  box.mkdir("host/dev");
+  ASSERT_EQ(::mknod(box.path("host/dev/nvidia0").c_str(), S_IFCHR | 0666, makedev(1, 3)), 0);
+  edits::DeviceNode node{
+      .container_path = "/dev/nvidia0", .host_path = "/dev/nvidia0", .major = 1, .minor = 3};
+  Journal j;
+  auto s = mount_device(*host, *rootfs, node, j);
+  ASSERT_TRUE(s) << s.error().message();
+  struct stat st {};
+  ASSERT_EQ(::stat(box.path("rootfs/dev/nvidia0").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  EXPECT_EQ(st.st_rdev, makedev(1, 3));
+  struct statvfs vfs {};
+  ASSERT_EQ(::statvfs(box.path("rootfs/dev/nvidia0").c_str(), &vfs), 0);
+  EXPECT_TRUE(vfs.f_flag & ST_NOEXEC);
+  EXPECT_TRUE(vfs.f_flag & ST_NOSUID);
+  EXPECT_TRUE(vfs.f_flag & ST_RDONLY);
+}
+
+TEST_P(Bind, DeviceWithWrongRdevIsRefused) {
+  box.mkdir("host/dev");
+  ASSERT_EQ(::mknod(box.path("host/dev/nvidiactl").c_str(), S_IFCHR | 0666, makedev(1, 5)), 0);
+  edits::DeviceNode node{.container_path = "/dev/nvidiactl",
+                         .host_path = "/dev/nvidiactl",
+                         .major = 195,
+                         .minor = 255};
+  Journal j;
+  auto s = mount_device(*host, *rootfs, node, j);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message().find("invalid device node"), std::string::npos)
+      << s.error().message();
+  EXPECT_FALSE(box.exists("rootfs/dev"));
+}
+
+TEST_P(Bind, RegularFileIsNotADeviceSource) {
+  box.write("host/dev/nvidia0", "");
+  edits::DeviceNode node{
+      .container_path = "/dev/nvidia0", .host_path = "/dev/nvidia0", .major = 195, .minor = 0};
+  Journal j;
+  EXPECT_FALSE(mount_device(*host, *rootfs, node, j));
+}
+
+TEST_P(Bind, SymlinkSourceIsRefused) {
+  box.symlink("libcuda.so.550.54.14", "host/usr/lib/libcuda.so.1");
+  Journal j;
+  auto f = lib();
+  f.host_path = "/usr/lib/libcuda.so.1";
+  auto s = mount_file(*host, *rootfs, f, j);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message().find("unexpected source file mode"), std::string::npos);
+}
+
+TEST_P(Bind, GroupWritableLibraryIsRefused) {
+  ASSERT_EQ(::chmod(box.path("host/usr/lib/libcuda.so.550.54.14").c_str(), 0664), 0);
+  Journal j;
+  auto s = mount_file(*host, *rootfs, lib(), j);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message().find("writable"), std::string::npos);
+}
+
+TEST_P(Bind, SourceInsideTheRootfsIsRefused) {
+  box.write("rootfs/usr/local/cuda/compat/libcuda.so.999", "evil");
+  auto in_rootfs = Root::open_allow_host_root(box.path(""));
+  ASSERT_TRUE(in_rootfs);
+  auto src =
+      open_source(*in_rootfs, "/rootfs/usr/local/cuda/compat/libcuda.so.999", SourceKind::kFile);
+  ASSERT_TRUE(src) << src.error().message();
+  Journal j;
+  auto s = bind_mount(*rootfs, *src, "/usr/lib/libcuda.so.999",
+                      edits::default_flags(edits::FileKind::kLibrary), PathPolicy::kDefault, j);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code(), EPERM);
+}
+
+TEST_P(Bind, DirectoryMountForFirmware) {
+  box.write("host/lib/firmware/nvidia/550.54.14/gsp.bin", "fw");
+  edits::FileMount fw{"/lib/firmware/nvidia/550.54.14", "/lib/firmware/nvidia/550.54.14",
+                      edits::FileKind::kDirectory,
+                      edits::default_flags(edits::FileKind::kFirmware)};
+  Journal j;
+  auto s = mount_file(*host, *rootfs, fw, j);
+  ASSERT_TRUE(s) << s.error().message();
+  EXPECT_EQ(testing::read_text(box.path("rootfs/lib/firmware/nvidia/550.54.14/gsp.bin")), "fw");
+  ASSERT_TRUE(j.rollback());
+  EXPECT_FALSE(box.exists("rootfs/lib"));
+}
+
+TEST_P(Bind, IpcSocketIsWritableNoexec) {
+  box.mkdir("host/run/nvidia-persistenced");
+  // A socket node: mknod S_IFSOCK makes one without a listener.
+  ASSERT_EQ(::mknod(box.path("host/run/nvidia-persistenced/socket").c_str(), S_IFSOCK | 0666, 0),
+            0);
+  edits::FileMount ipc{"/run/nvidia-persistenced/socket", "/run/nvidia-persistenced/socket",
+                       edits::FileKind::kIpc, edits::default_flags(edits::FileKind::kIpc)};
+  Journal j;
+  auto s = mount_file(*host, *rootfs, ipc, j);
+  ASSERT_TRUE(s) << s.error().message();
+  struct statvfs vfs {};
+  ASSERT_EQ(::statvfs(box.path("rootfs/run/nvidia-persistenced/socket").c_str(), &vfs), 0);
+  EXPECT_FALSE(vfs.f_flag & ST_RDONLY);
+  EXPECT_TRUE(vfs.f_flag & ST_NOEXEC);
+}
+
+TEST_P(Bind, MigCapabilityFileUnderProcDriverNvidiaIsAllowed) {
+  box.write("host/proc/driver/nvidia/capabilities/gpu0/mig/gi1/access", "DeviceFileMinor: 12\n");
+  box.mkdir("rootfs/proc/driver/nvidia/capabilities/gpu0/mig/gi1");
+  edits::FileMount cap{"/proc/driver/nvidia/capabilities/gpu0/mig/gi1/access",
+                       "/proc/driver/nvidia/capabilities/gpu0/mig/gi1/access",
+                       edits::FileKind::kLibrary,
+                       {.read_only = true, .nosuid = true, .nodev = true, .noexec = true}};
+  Journal j;
+  auto s = mount_file(*host, *rootfs, cap, j);
+  ASSERT_TRUE(s) << s.error().message();
+  EXPECT_EQ(
+      testing::read_text(box.path("rootfs/proc/driver/nvidia/capabilities/gpu0/mig/gi1/access")),
+      "DeviceFileMinor: 12\n");
+  cap.container_path = "/proc/sys/kernel/core_pattern";
+  EXPECT_FALSE(mount_file(*host, *rootfs, cap, j));
+}
+
+TEST_P(Bind, NvidiaCapsDirectoryUnderDevIsAllowed) {
+  box.mkdir("host/dev/nvidia-caps");
+  edits::FileMount caps{"/dev/nvidia-caps",
+                        "/dev/nvidia-caps",
+                        edits::FileKind::kDirectory,
+                        {.read_only = false, .nosuid = true, .nodev = false, .noexec = true}};
+  Journal j;
+  auto s = mount_file(*host, *rootfs, caps, j);
+  ASSERT_TRUE(s) << s.error().message();
+  caps.container_path = "/dev/shm/x";
+  EXPECT_FALSE(mount_file(*host, *rootfs, caps, j));
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, Bind,
+                         ::testing::Values(std::pair{false, false}, std::pair{true, false},
+                                           std::pair{false, true}, std::pair{true, true}),
+                         [](const auto& p) {
+                           return std::string(p.param.first ? "Walker" : "Openat2") +
+                                  (p.param.second ? "Classic" : "MoveMount");
+                         });
+
+}  // namespace
+}  // namespace nvct::mount
