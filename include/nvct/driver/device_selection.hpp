@@ -1,0 +1,27 @@
+// `--device` selection (request.md §11): GPUs and MIG devices named by index, UUID, PCI bus id
+// or G:M, with the reference's error text.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "nvct/base/error.hpp"
+#include "nvct/driver/driver_info.hpp"
+
+namespace nvct::driver {
+
+struct DeviceSelection {
+  std::vector<std::size_t> gpus;  // indices into DriverInfo::gpus, ascending, parents included
+  std::vector<std::pair<std::size_t, std::size_t>> migs;  // (gpu index, position in gpu.migs)
+  bool all = false;
+  bool empty() const { return gpus.empty() && migs.empty(); }
+};
+
+// Parses a comma list (empty items skipped). Each item: `all`, GPU-UUID, PCI bus id
+// (%x:%02x:%02x.0), decimal index, MIG-UUID, G:M. Anything else fails with
+// "<item>: unknown device" and nothing is selected.
+Result<DeviceSelection> select_devices(const std::vector<Gpu>& gpus, std::string_view list);
+
+}  // namespace nvct::driver

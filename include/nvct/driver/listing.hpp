@@ -1,0 +1,35 @@
+// What `nvidia-container-cli info` and `list` print (cli.md §5, §6), as pure functions of the
+// discovered DriverInfo so that formats and ordering are unit-tested.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nvct/base/error.hpp"
+#include "nvct/driver/driver_info.hpp"
+
+namespace nvct::driver {
+
+// Text or CSV form of `info`. Unknown values (procfs fallback) print as "N/A".
+std::string format_info(const DriverInfo& info, bool csv);
+
+// IMEX channel numbers are below 2^20 (driver.md §12.4).
+inline constexpr unsigned kMaxImexChannel = (1u << 20) - 1;
+
+struct ListOptions {
+  std::optional<std::string> devices;  // the joined --device lists; nullopt = no --device
+  bool libraries = false, binaries = false, ipcs = false, firmwares = false, compat32 = false;
+  std::optional<std::string> mig_config, mig_monitor;
+  std::vector<std::string> imex_channels;  // raw items of --imex-channel
+};
+
+// True when `list` was given nothing but --imex-channel: then it lists everything.
+bool list_everything(const ListOptions& o);
+
+// The paths of `list`, root-relative, in cli.md §6 order. Errors carry their stage prefix
+// ("device error: 5: unknown device", "mig-config error: ...").
+Result<std::vector<std::string>> list_driver_paths(const DriverInfo& info, const DriverRoot& root,
+                                                   ListOptions options);
+
+}  // namespace nvct::driver

@@ -1,0 +1,40 @@
+// Runs NVML in a child process (driver.md §11.1). The library comes from the driver root, so its
+// constructors and NVML itself never run in the CLI's (privileged) process: the child chroots
+// into the driver root when it can, drops to the NVML user, sets no_new_privs, dlopens the
+// library by the path our own ld.so.cache lookup found (the loader's cache was mapped before the
+// chroot, so a bare soname would be looked up in the host's cache), and reports back over a pipe.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+
+#include "nvct/base/error.hpp"
+#include "nvct/driver/nvml.hpp"
+
+namespace nvct::driver {
+
+struct NvmlUser {
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
+
+struct NvmlProcessOptions {
+  std::string root = "/";        // host path of the driver root
+  std::string library;           // root-relative path of libnvidia-ml.so.1
+  std::optional<NvmlUser> user;  // nullopt: keep the caller's ids
+  int timeout_ms = 10000;        // the reference's RPC timeout
+};
+
+Result<NvmlFacts> query_nvml_in_child(const NvmlProcessOptions& options);
+
+// JSON wire form between the child and the parent (exposed for tests).
+std::string encode_nvml_result(const Result<NvmlFacts>& result);
+Result<NvmlFacts> decode_nvml_result(std::string_view text);
+
+// The reference's default NVML user: /proc/sys/kernel/overflowuid and overflowgid.
+// Errors read "open failed: /proc/sys/kernel/overflowuid: permission denied".
+Result<NvmlUser> default_nvml_user();
+
+}  // namespace nvct::driver

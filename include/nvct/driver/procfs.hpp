@@ -1,0 +1,60 @@
+// Parsers for the driver's procfs files (driver.md §6, §11 fallback, §12). Pure functions on the
+// text so that every format rule is unit-tested; DriverRoot reads the files.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nvct/base/error.hpp"
+
+namespace nvct::driver {
+
+inline constexpr std::string_view kProcDevices = "/proc/devices";
+inline constexpr std::string_view kProcDriverVersion = "/proc/driver/nvidia/version";
+inline constexpr std::string_view kProcGpus = "/proc/driver/nvidia/gpus";
+inline constexpr std::string_view kProcCapabilities = "/proc/driver/nvidia/capabilities";
+inline constexpr std::string_view kProcMigMinors = "/proc/driver/nvidia-caps/mig-minors";
+
+// Character device majors of /proc/devices by name: the lines after "Character devices:" up to
+// the first empty line, each "<major> <name>".
+std::map<std::string, unsigned> parse_proc_devices(std::string_view text);
+
+// The RM version from /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX x86_64 Kernel
+// Module  550.54.14  Thu Feb 22 ...").
+Result<std::string> parse_proc_driver_version(std::string_view text);
+
+// /proc/driver/nvidia/gpus/<bus>/information.
+struct ProcGpuInformation {
+  std::string model;
+  std::string uuid;
+  std::string bus_id;  // normalised to %08x:%02x:%02x.0
+  unsigned minor = 0;
+};
+Result<ProcGpuInformation> parse_proc_gpu_information(std::string_view text);
+
+// "DeviceFileMinor: M" of a capability access file.
+Result<unsigned> parse_device_file_minor(std::string_view text);
+
+// /proc/driver/nvidia-caps/mig-minors (driver.md §12.3).
+struct MigMinor {
+  enum class Kind { kGpuInstance, kComputeInstance, kConfig, kMonitor };
+  Kind kind = Kind::kConfig;
+  unsigned gpu = 0, gi = 0, ci = 0;
+  unsigned minor = 0;
+  // The capability file below /proc/driver/nvidia/capabilities this line stands for.
+  std::string proc_path;
+};
+// Any line that is not one of the four forms is an error naming it.
+Result<std::vector<MigMinor>> parse_mig_minors(std::string_view text);
+
+// Parses a PCI bus id "%x:%02x:%02x.0" (domain:bus:device, function 0) into the NVML form
+// "%08x:%02x:%02x.0"; nullopt when the text is not of that form (request.md §11).
+std::optional<std::string> normalize_pci_bus_id(std::string_view text);
+
+// Strict unsigned decimal (digits only, no sign, fits in unsigned).
+std::optional<unsigned> parse_unsigned(std::string_view text);
+
+}  // namespace nvct::driver

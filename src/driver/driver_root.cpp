@@ -1,0 +1,154 @@
+#include "nvct/driver/driver_root.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "nvct/base/file.hpp"
+#include "nvct/base/strings.hpp"
+
+namespace nvct::driver {
+namespace {
+
+constexpr int kMaxSymlinks = 40;
+
+// Root-relative form used with *at() calls on the root fd: "" for the root itself.
+std::string at_path(const std::vector<std::string>& parts) {
+  std::string p = parts.empty() ? "." : "";
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i) p += '/';
+    p += parts[i];
+  }
+  return p;
+}
+
+std::string abs_path(const std::vector<std::string>& parts) {
+  std::string p;
+  for (const auto& c : parts) p += "/" + c;
+  return p.empty() ? "/" : p;
+}
+
+}  // namespace
+
+std::string normalize_path(std::string_view path) {
+  std::vector<std::string> parts;
+  for (auto& c : strings::split(path, '/')) {
+    if (c.empty() || c == ".") continue;
+    parts.push_back(c);
+  }
+  return abs_path(parts);
+}
+
+Result<DriverRoot> DriverRoot::open(std::string path) {
+  // Trailing slashes are dropped ("/" stays "/").
+  auto last = path.find_last_not_of('/');
+  path = last == std::string::npos ? std::string("/") : path.substr(0, last + 1);
+  unique_fd fd(::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!fd) return fail_errno(fmt::format("open driver root {}", path));
+  return DriverRoot(std::move(path), std::move(fd));
+}
+
+std::string DriverRoot::host_path(std::string_view rel) const {
+  std::string n = normalize_path(rel);
+  if (path_ == "/") return n;
+  return n == "/" ? path_ : path_ + n;
+}
+
+Result<std::string> DriverRoot::resolve(std::string_view path) const {
+  // Components still to walk, last first, so that link targets can be pushed in front.
+  std::vector<std::string> todo;
+  for (auto& c : strings::split(path, '/'))
+    if (!c.empty() && c != ".") todo.push_back(c);
+  std::reverse(todo.begin(), todo.end());
+  std::vector<std::string> done;
+  int links = 0;
+  while (!todo.empty()) {
+    std::string c = std::move(todo.back());
+    todo.pop_back();
+    if (c == "." || c.empty()) continue;
+    if (c == "..") {
+      if (!done.empty()) done.pop_back();  // ".." at the root stays at the root
+      continue;
+    }
+    done.push_back(c);
+    std::string rel = at_path(done);
+    struct stat st {};
+    if (::fstatat(fd(), rel.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+      return fail_errno(fmt::format("resolve {} in {}", abs_path(done), path_));
+    if (!S_ISLNK(st.st_mode)) {
+      if (!todo.empty() && !S_ISDIR(st.st_mode))
+        return fail(ENOTDIR,
+                    fmt::format("resolve {} in {}: not a directory", abs_path(done), path_));
+      continue;
+    }
+    if (++links > kMaxSymlinks)
+      return fail(ELOOP,
+                  fmt::format("resolve {} in {}: too many levels of symbolic links", path, path_));
+    char buf[4096];
+    ssize_t n = ::readlinkat(fd(), rel.c_str(), buf, sizeof buf);
+    if (n < 0) return fail_errno(fmt::format("readlink {} in {}", abs_path(done), path_));
+    if (static_cast<std::size_t>(n) == sizeof buf)
+      return fail(ENAMETOOLONG, fmt::format("readlink {}: target too long", abs_path(done)));
+    std::string_view target(buf, static_cast<std::size_t>(n));
+    done.pop_back();
+    if (!target.empty() && target[0] == '/') done.clear();
+    auto parts = strings::split(target, '/');
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it)
+      if (!it->empty() && *it != ".") todo.push_back(*it);
+  }
+  return abs_path(done);
+}
+
+Result<unique_fd> DriverRoot::open_file(std::string_view path, int flags) const {
+  flags |= O_CLOEXEC;
+  std::string rel = normalize_path(path);
+  if (!openat2_disabled_) {
+    struct open_how how {};
+    how.flags = static_cast<std::uint64_t>(flags);
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+    std::string p = "." + rel;
+    long fd = ::syscall(SYS_openat2, this->fd(), p.c_str(), &how, sizeof how);
+    if (fd >= 0) return unique_fd(static_cast<int>(fd));
+    if (errno != ENOSYS && errno != EPERM && errno != E2BIG)
+      return fail_errno(fmt::format("open {} in {}", rel, path_));
+  }
+  NVCT_ASSIGN_OR_RETURN(std::string resolved, resolve(rel));
+  std::string p = "." + resolved;
+  unique_fd fd(::openat(this->fd(), p.c_str(), flags | O_NOFOLLOW));
+  if (!fd) return fail_errno(fmt::format("open {} in {}", rel, path_));
+  return fd;
+}
+
+Result<std::string> DriverRoot::read(std::string_view path, std::size_t max_size) const {
+  NVCT_ASSIGN_OR_RETURN(unique_fd fd, open_file(path, O_RDONLY));
+  return with_context(read_fd(fd.get(), max_size), fmt::format("read {} in {}", path, path_));
+}
+
+Result<struct stat> DriverRoot::stat(std::string_view path) const {
+  NVCT_ASSIGN_OR_RETURN(unique_fd fd, open_file(path, O_PATH));
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return fail_errno(fmt::format("stat {} in {}", path, path_));
+  return st;
+}
+
+Result<std::vector<std::string>> DriverRoot::list_dir(std::string_view path) const {
+  NVCT_ASSIGN_OR_RETURN(unique_fd fd, open_file(path, O_RDONLY | O_DIRECTORY));
+  DIR* dir = ::fdopendir(fd.get());
+  if (!dir) return fail_errno(fmt::format("list {} in {}", path, path_));
+  fd.release();
+  std::vector<std::string> names;
+  while (struct dirent* e = ::readdir(dir)) {
+    std::string_view n = e->d_name;
+    if (n != "." && n != "..") names.emplace_back(n);
+  }
+  ::closedir(dir);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace nvct::driver

@@ -1,0 +1,145 @@
+#include "nvct/driver/device_nodes.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "nvct/testing/temp_dir.hpp"
+
+namespace nvct::driver {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(DeviceFileParams, ParsesOwnerModeAndModify) {
+  auto p = parse_device_file_params(
+      "ResmanDebugLevel: 4294967295\nDeviceFileUID: 1000\nDeviceFileGID: 44\n"
+      "DeviceFileMode: 432\nModifyDeviceFiles: 0\n");
+  EXPECT_EQ(p.uid, 1000u);
+  EXPECT_EQ(p.gid, 44u);
+  EXPECT_EQ(p.mode, 0660u);
+  EXPECT_FALSE(p.modify);
+  auto d = parse_device_file_params("");
+  EXPECT_EQ(d.mode, 0666u);
+  EXPECT_TRUE(d.modify);
+}
+
+class DeviceNodesTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(::geteuid(), 0u) << "device node tests need root (mknod)"; }
+  struct stat st(const std::string& rel) {
+    struct stat s {};
+    EXPECT_EQ(::lstat((dir_ / rel).c_str(), &s), 0) << rel;
+    return s;
+  }
+  testing::TempDir dir_;
+};
+
+TEST_F(DeviceNodesTest, CreatesNodeWithOwnerModeAndCharLink) {
+  auto root = *DriverRoot::open(dir_.path());
+  DeviceFileParams p{1000, 44, 0660, true};
+  ASSERT_TRUE(create_char_device(root, "/dev/nvidia-caps/nvidia-cap21", 235, 21, p));
+  auto s = st("dev/nvidia-caps/nvidia-cap21");
+  EXPECT_TRUE(S_ISCHR(s.st_mode));
+  EXPECT_EQ(s.st_rdev, makedev(235, 21));
+  EXPECT_EQ(s.st_mode & 07777, 0660u);
+  EXPECT_EQ(s.st_uid, 1000u);
+  EXPECT_EQ(s.st_gid, 44u);
+  EXPECT_EQ(fs::read_symlink(dir_ / "dev/char/235:21"), "../nvidia-caps/nvidia-cap21");
+}
+
+TEST_F(DeviceNodesTest, ExistingSameNodeIsKeptAndEexistIsTolerated) {
+  auto root = *DriverRoot::open(dir_.path());
+  ASSERT_TRUE(create_char_device(root, "/dev/nvidiactl", 195, 255, {}));
+  EXPECT_TRUE(create_char_device(root, "/dev/nvidiactl", 195, 255, {}));
+}
+
+TEST_F(DeviceNodesTest, DifferentFileInTheWayIsAnErrorAndUntouched) {
+  dir_.write("dev/nvidiactl", "regular");
+  auto root = *DriverRoot::open(dir_.path());
+  auto st1 = create_char_device(root, "/dev/nvidiactl", 195, 255, {});
+  ASSERT_FALSE(st1);
+  EXPECT_NE(st1.error().message().find("is not the character device 195:255"), std::string::npos);
+  EXPECT_EQ(dir_.read("dev/nvidiactl"), "regular");
+  ASSERT_TRUE(create_char_device(root, "/dev/other", 195, 1, {}));
+  auto st2 = create_char_device(root, "/dev/other", 195, 2, {});
+  EXPECT_FALSE(st2);
+}
+
+TEST_F(DeviceNodesTest, DevSymlinkOutOfTheRootIsFollowedInsideIt) {
+  fs::create_directories(dir_ / "elsewhere");
+  fs::create_symlink("/elsewhere", dir_ / "dev");
+  auto root = *DriverRoot::open(dir_.path());
+  ASSERT_TRUE(create_char_device(root, "/dev/nvidia0", 195, 0, {}));
+  EXPECT_TRUE(S_ISCHR(st("elsewhere/nvidia0").st_mode));
+}
+
+TEST_F(DeviceNodesTest, LoadKernelModulesCreatesTheNodesOfAMockRoot) {
+  dir_.write("proc/devices",
+             "Character devices:\n195 nvidia\n235 nvidia-caps\n238 nvidia-uvm\n"
+             "234 nvidia-caps-imex-channels\n\n");
+  dir_.write("proc/driver/nvidia/params", "DeviceFileMode: 438\n");
+  dir_.write(
+      "proc/driver/nvidia-caps/mig-minors",
+      "config 1\nmonitor 2\ngpu0/gi1/access 12\ngpu0/gi1/ci0/access 13\ngpu5/gi1/access 99\n");
+  dir_.write("proc/driver/nvidia/capabilities/mig/config",
+             "DeviceFileMinor: 1\nDeviceFileMode: 256\n");
+  dir_.write("proc/driver/nvidia/capabilities/gpu0/mig/gi1/access", "DeviceFileMinor: 12\n");
+  dir_.write("proc/driver/nvidia/capabilities/gpu0/mig/gi1/ci0/access", "DeviceFileMinor: 13\n");
+  for (const char* bus : {"0000:17:00.0", "0000:2a:00.0", "0000:00:1f.0"}) {
+    bool nv = std::string(bus) != "0000:00:1f.0";
+    dir_.write(fmt::format("sys/bus/pci/devices/{}/vendor", bus), nv ? "0x10de\n" : "0x8086\n");
+    dir_.write(fmt::format("sys/bus/pci/devices/{}/class", bus), "0x030200\n");
+  }
+  KmodOptions o;
+  o.root = dir_.path();
+  o.imex_channels = {1};
+  ASSERT_TRUE(load_kernel_modules(o));
+  auto root = *DriverRoot::open(dir_.path());
+  EXPECT_EQ(count_nvidia_pci_devices(root), 2u);
+  EXPECT_EQ(st("dev/nvidiactl").st_rdev, makedev(195, 255));
+  EXPECT_EQ(st("dev/nvidia0").st_rdev, makedev(195, 0));
+  EXPECT_EQ(st("dev/nvidia1").st_rdev, makedev(195, 1));
+  EXPECT_FALSE(fs::exists(dir_ / "dev/nvidia2"));
+  EXPECT_EQ(st("dev/nvidia-uvm").st_rdev, makedev(238, 0));
+  EXPECT_EQ(st("dev/nvidia-uvm-tools").st_rdev, makedev(238, 1));
+  EXPECT_EQ(st("dev/nvidia-modeset").st_rdev, makedev(195, 254));
+  EXPECT_EQ(st("dev/nvidia0").st_mode & 07777, 0666u);
+  EXPECT_EQ(st("dev/nvidia-caps/nvidia-cap1").st_mode & 07777, 0400u);
+  EXPECT_EQ(st("dev/nvidia-caps/nvidia-cap12").st_rdev, makedev(235, 12));
+  EXPECT_EQ(st("dev/nvidia-caps/nvidia-cap13").st_rdev, makedev(235, 13));
+  EXPECT_FALSE(fs::exists(dir_ / "dev/nvidia-caps/nvidia-cap2"));   // no monitor proc file
+  EXPECT_FALSE(fs::exists(dir_ / "dev/nvidia-caps/nvidia-cap99"));  // gpu5 >= PCI count
+  EXPECT_EQ(st("dev/nvidia-caps-imex-channels/channel1").st_rdev, makedev(234, 1));
+  // A second run finds everything in place.
+  EXPECT_TRUE(load_kernel_modules(o));
+}
+
+TEST_F(DeviceNodesTest, ProcfsMinorsNameTheGpuNodesWithoutSysfs) {
+  dir_.write("proc/driver/nvidia/gpus/0000:17:00.0/information",
+             "Model: x\nGPU UUID: GPU-a\nBus Location: 0000:17:00.0\nDevice Minor: 3\n");
+  KmodOptions o;
+  o.root = dir_.path();
+  ASSERT_TRUE(load_kernel_modules(o));
+  EXPECT_EQ(st("dev/nvidia3").st_rdev, makedev(195, 3));
+  EXPECT_FALSE(fs::exists(dir_ / "dev/nvidia0"));
+  EXPECT_FALSE(fs::exists(dir_ / "dev/nvidia-uvm"));  // no nvidia-uvm major
+}
+
+TEST_F(DeviceNodesTest, ModifyDeviceFilesZeroCreatesNothing) {
+  dir_.write("proc/driver/nvidia/params", "ModifyDeviceFiles: 0\n");
+  KmodOptions o;
+  o.root = dir_.path();
+  ASSERT_TRUE(load_kernel_modules(o));
+  EXPECT_FALSE(fs::exists(dir_ / "dev/nvidiactl"));
+}
+
+TEST(UserNamespace, HostIsNotAUserNamespace) {
+  EXPECT_FALSE(in_user_namespace()) << "tests run as root in the initial user namespace";
+}
+
+}  // namespace
+}  // namespace nvct::driver

@@ -1,0 +1,107 @@
+#include "nvct/driver/driver_root.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "nvct/testing/temp_dir.hpp"
+
+namespace nvct::driver {
+namespace {
+
+namespace fs = std::filesystem;
+
+class DriverRootTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_.write("usr/lib/x86_64-linux-gnu/libcuda.so.550.54.14", "ELF");
+    fs::create_symlink("libcuda.so.550.54.14", dir_ / "usr/lib/x86_64-linux-gnu/libcuda.so.1");
+    fs::create_directories(dir_ / "lib");
+    // Absolute link: must be taken relative to the driver root, not the host.
+    fs::create_symlink("/usr/lib/x86_64-linux-gnu", dir_ / "lib/x86_64-linux-gnu");
+    fs::create_symlink("../../../../../../etc/passwd", dir_ / "usr/lib/escape");
+    fs::create_symlink("/etc/passwd", dir_ / "usr/lib/absolute-escape");
+    fs::create_symlink("loop-b", dir_ / "usr/loop-a");
+    fs::create_symlink("loop-a", dir_ / "usr/loop-b");
+  }
+  testing::TempDir dir_;
+};
+
+TEST_F(DriverRootTest, ResolvesRelativeAndAbsoluteLinksInsideTheRoot) {
+  auto root = DriverRoot::open(dir_.path());
+  ASSERT_TRUE(root);
+  auto r = root->resolve("/lib/x86_64-linux-gnu/libcuda.so.1");
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(*r, "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.14");
+}
+
+TEST_F(DriverRootTest, DotDotAndAbsoluteTargetsNeverLeaveTheRoot) {
+  auto root = DriverRoot::open(dir_.path());
+  ASSERT_TRUE(root);
+  // Both point at /etc/passwd of the root, which does not exist there: ENOENT, never the host's.
+  for (const char* p : {"/usr/lib/escape", "/usr/lib/absolute-escape", "/../../etc/passwd"}) {
+    auto r = root->resolve(p);
+    ASSERT_FALSE(r) << p << " resolved to " << *r;
+    EXPECT_EQ(r.error().code(), ENOENT) << p;
+    EXPECT_FALSE(root->read(p)) << p;
+  }
+  dir_.write("etc/passwd", "root-local");
+  EXPECT_EQ(*root->resolve("/usr/lib/escape"), "/etc/passwd");
+  EXPECT_EQ(*root->read("/usr/lib/absolute-escape"), "root-local");
+}
+
+TEST_F(DriverRootTest, SymlinkLoopIsEloop) {
+  auto root = DriverRoot::open(dir_.path());
+  ASSERT_TRUE(root);
+  auto r = root->resolve("/usr/loop-a");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code(), ELOOP);
+}
+
+TEST_F(DriverRootTest, FileInThePathIsNotADirectory) {
+  auto root = DriverRoot::open(dir_.path());
+  ASSERT_TRUE(root);
+  auto r = root->resolve("/usr/lib/x86_64-linux-gnu/libcuda.so.1/x");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code(), ENOTDIR);
+}
+
+TEST_F(DriverRootTest, OpenFileStaysInTheRootWithAndWithoutOpenat2) {
+  for (bool disabled : {false, true}) {
+    auto root = DriverRoot::open(dir_.path());
+    ASSERT_TRUE(root);
+    root->set_openat2_disabled(disabled);
+    EXPECT_EQ(*root->read("/lib/x86_64-linux-gnu/libcuda.so.1"), "ELF") << disabled;
+    EXPECT_FALSE(root->read("/usr/lib/absolute-escape")) << disabled;
+    auto fd = root->open_file("/usr/lib", O_RDONLY | O_DIRECTORY);
+    ASSERT_TRUE(fd);
+    EXPECT_TRUE(::fcntl(fd->get(), F_GETFD) & FD_CLOEXEC);
+  }
+}
+
+TEST_F(DriverRootTest, HostPathAndTrailingSlashes) {
+  auto root = DriverRoot::open(dir_.path() + "///");
+  ASSERT_TRUE(root);
+  EXPECT_EQ(root->path(), dir_.path());
+  EXPECT_EQ(root->host_path("/usr//lib/"), dir_.path() + "/usr/lib");
+  auto host = DriverRoot::open("/");
+  ASSERT_TRUE(host);
+  EXPECT_EQ(host->host_path("/usr/lib"), "/usr/lib");
+  EXPECT_EQ(normalize_path("a/./b//c/"), "/a/b/c");
+}
+
+TEST_F(DriverRootTest, ListDirIsSortedAndMissingRootFails) {
+  dir_.write("d/b", "");
+  dir_.write("d/a", "");
+  auto root = DriverRoot::open(dir_.path());
+  ASSERT_TRUE(root);
+  EXPECT_EQ(*root->list_dir("/d"), (std::vector<std::string>{"a", "b"}));
+  auto missing = DriverRoot::open(dir_ / "nope");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message().find("open driver root"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace nvct::driver

@@ -1,0 +1,117 @@
+#include "nvct/driver/procfs.hpp"
+
+#include <gtest/gtest.h>
+
+namespace nvct::driver {
+namespace {
+
+TEST(ProcDevices, ReadsCharacterMajorsUpToTheFirstEmptyLine) {
+  auto m = parse_proc_devices(
+      "Character devices:\n  1 mem\n195 nvidia-frontend\n195 nvidia\n235 nvidia-caps\n"
+      "238 nvidia-uvm\n234 nvidia-caps-imex-channels\n\nBlock devices:\n  8 sd\n259 blkext\n");
+  EXPECT_EQ(m.at("nvidia"), 195u);
+  EXPECT_EQ(m.at("nvidia-caps"), 235u);
+  EXPECT_EQ(m.at("nvidia-uvm"), 238u);
+  EXPECT_EQ(m.at("nvidia-caps-imex-channels"), 234u);
+  EXPECT_EQ(m.count("sd"), 0u);  // block devices are not character majors
+  EXPECT_EQ(m.count("nvidia-uvm-tools"), 0u);
+}
+
+TEST(ProcDevices, NamesMatchWholeNotAsPrefix) {
+  auto m = parse_proc_devices("Character devices:\n238 nvidia-uvmX\n\n");
+  EXPECT_EQ(m.count("nvidia-uvm"), 0u);
+}
+
+TEST(ProcDevices, NothingBeforeTheCharacterSection) {
+  EXPECT_TRUE(parse_proc_devices("195 nvidia\n").empty());
+}
+
+TEST(ProcDriverVersion, TakesTheWordAfterKernelModule) {
+  EXPECT_EQ(
+      *parse_proc_driver_version(
+          "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22 01:44:30 UTC "
+          "2024\nGCC version:  gcc version 12.2.0\n"),
+      "550.54.14");
+  EXPECT_EQ(
+      *parse_proc_driver_version(
+          "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  560.35.03  Release Build\n"),
+      "560.35.03");
+}
+
+TEST(ProcDriverVersion, RejectsUnknownText) { EXPECT_FALSE(parse_proc_driver_version("hello\n")); }
+
+TEST(ProcGpuInformation, ParsesModelUuidBusAndMinor) {
+  auto info = parse_proc_gpu_information(
+      "Model: \t\t NVIDIA H100 80GB HBM3\nIRQ:   \t\t 42\nGPU UUID: \t GPU-1234\n"
+      "Video BIOS: \t 96.00.00.00.00\nBus Type: \t PCIe\nBus Location: \t 0000:17:00.0\n"
+      "Device Minor: \t 3\nGPU Excluded:\t No\n");
+  ASSERT_TRUE(info) << info.error().message();
+  EXPECT_EQ(info->model, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(info->uuid, "GPU-1234");
+  EXPECT_EQ(info->bus_id, "00000000:17:00.0");
+  EXPECT_EQ(info->minor, 3u);
+}
+
+TEST(ProcGpuInformation, MissingFieldIsAnError) {
+  EXPECT_FALSE(parse_proc_gpu_information("Model: x\nGPU UUID: y\n"));
+  EXPECT_FALSE(
+      parse_proc_gpu_information("Model: x\nGPU UUID: y\nBus Location: nope\nDevice Minor: 0\n"));
+}
+
+TEST(DeviceFileMinor, ReadsTheMinorOfAnAccessFile) {
+  EXPECT_EQ(*parse_device_file_minor("DeviceFileMinor: 12\nDeviceFileMode: 292\n"), 12u);
+  EXPECT_FALSE(parse_device_file_minor("DeviceFileMode: 292\n"));
+  EXPECT_FALSE(parse_device_file_minor("DeviceFileMinor: -1\n"));
+}
+
+TEST(MigMinors, ParsesTheFourLineForms) {
+  auto m = parse_mig_minors(
+      "config 1\nmonitor 2\ngpu0/gi0/access 3\ngpu0/gi0/ci0/access 4\ngpu7/gi14/ci7/access 511\n");
+  ASSERT_TRUE(m) << m.error().message();
+  ASSERT_EQ(m->size(), 5u);
+  EXPECT_EQ((*m)[0].kind, MigMinor::Kind::kConfig);
+  EXPECT_EQ((*m)[0].minor, 1u);
+  EXPECT_EQ((*m)[0].proc_path, "/proc/driver/nvidia/capabilities/mig/config");
+  EXPECT_EQ((*m)[1].kind, MigMinor::Kind::kMonitor);
+  EXPECT_EQ((*m)[1].proc_path, "/proc/driver/nvidia/capabilities/mig/monitor");
+  EXPECT_EQ((*m)[2].kind, MigMinor::Kind::kGpuInstance);
+  EXPECT_EQ((*m)[2].proc_path, "/proc/driver/nvidia/capabilities/gpu0/mig/gi0/access");
+  EXPECT_EQ((*m)[3].kind, MigMinor::Kind::kComputeInstance);
+  EXPECT_EQ((*m)[3].proc_path, "/proc/driver/nvidia/capabilities/gpu0/mig/gi0/ci0/access");
+  EXPECT_EQ((*m)[4].gpu, 7u);
+  EXPECT_EQ((*m)[4].gi, 14u);
+  EXPECT_EQ((*m)[4].ci, 7u);
+  EXPECT_EQ((*m)[4].minor, 511u);
+}
+
+TEST(MigMinors, AnyOtherLineIsAnError) {
+  for (const char* bad : {"gpu0/gi0 3", "gpu0/gi0/access", "gpu0/gi0/access x", "gpuX/gi0/access 1",
+                          "gpu0/gi0/ci0/cj0/access 1", "../../etc/passwd 1", "config -1"}) {
+    auto m = parse_mig_minors(bad);
+    ASSERT_FALSE(m) << bad;
+    EXPECT_NE(m.error().message().find("invalid mig-minors line"), std::string::npos);
+  }
+}
+
+TEST(PciBusId, AcceptedFormsNormaliseToTheNvmlForm) {
+  EXPECT_EQ(*normalize_pci_bus_id("0000:2a:00.0"), "00000000:2a:00.0");
+  EXPECT_EQ(*normalize_pci_bus_id("0:2a:0.0"), "00000000:2a:00.0");
+  EXPECT_EQ(*normalize_pci_bus_id("00000000:2A:00.0"), "00000000:2a:00.0");
+  EXPECT_EQ(*normalize_pci_bus_id("1:2:3.0"), "00000001:02:03.0");
+}
+
+TEST(PciBusId, RejectedForms) {
+  for (const char* bad : {"2a:00.0", "0000:2a:00.1", "0000:2a:00", "0000:2ab:00.0", "x:2a:00.0",
+                          "0000:2a:00.0x", "", "123456789:00:00.0"})
+    EXPECT_FALSE(normalize_pci_bus_id(bad)) << bad;
+}
+
+TEST(ParseUnsigned, DigitsOnly) {
+  EXPECT_EQ(*parse_unsigned("0"), 0u);
+  EXPECT_EQ(*parse_unsigned("4294967295"), 4294967295u);
+  for (const char* bad : {"", "-1", "+1", " 1", "1 ", "4294967296", "0x1", "99999999999"})
+    EXPECT_FALSE(parse_unsigned(bad)) << bad;
+}
+
+}  // namespace
+}  // namespace nvct::driver
