@@ -15,8 +15,8 @@ namespace nvct::mount {
 
 struct ConfigureOptions {
   // Global options (cli.md §3).
-  std::string root = "/";        // driver root
-  std::string ldcache;           // "" = /etc/ld.so.cache under the root
+  std::string root = "/";  // driver root
+  std::string ldcache;     // "" = /etc/ld.so.cache under the root
   bool load_kmods = false;
   bool no_pivot = false;
   std::optional<std::string> user;  // "UID[:GID]"; nullopt = overflowuid:overflowgid
@@ -24,18 +24,18 @@ struct ConfigureOptions {
   std::string debug_file;
 
   // configure options (cli.md §4).
-  std::optional<pid_t> pid;            // supervised mode when set
-  std::vector<std::string> devices;    // items as given (comma lists allowed), "" items ignored
+  std::optional<pid_t> pid;          // supervised mode when set
+  std::vector<std::string> devices;  // items as given (comma lists allowed), "" items ignored
   std::vector<std::string> requirements;
-  std::string ldconfig;                // "@/sbin/ldconfig" = host binary
+  std::string ldconfig;  // "@/sbin/ldconfig" = host binary
   bool compute = false, utility = false, video = false, graphics = false, display = false,
        ngx = false, compat32 = false;
   std::optional<std::string> mig_config, mig_monitor;
   std::vector<std::string> imex_channels;
   bool no_cgroups = false, no_devbind = false, no_persistenced = false, no_fabricmanager = false,
        no_gsp_firmware = false, no_cntlibs = false;
-  std::string cuda_compat_mode;        // "", "ldconfig", "mount", "disabled"
-  std::string rootfs;                  // absolute, not "/"
+  std::string cuda_compat_mode;  // "", "ldconfig", "mount", "disabled"
+  std::string rootfs;            // absolute, not "/"
 };
 
 // Runs the configure steps. A failure's message starts with the reference's stage prefix
