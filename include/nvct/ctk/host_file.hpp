@@ -1,0 +1,63 @@
+// Read-modify-write of a host configuration file (daemon.json, containerd and CRI-O TOML, hooks.d
+// JSON) under the rules of spec/ctk.md §2: a sidecar lock file, a check for foreign edits, an
+// atomic replace that keeps mode and owner, symlinks written through, an optional backup.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "nvct/base/error.hpp"
+#include "nvct/base/unique_fd.hpp"
+
+namespace nvct::ctk {
+
+// The file a path names once symlinks on its last component are followed (relative link targets
+// resolve against the link's directory). A dangling link gives the path it points to, so the edit
+// creates that file and keeps the link (spec/README.md decision table). Loops are errors.
+Result<std::string> resolve_host_file(const std::string& path);
+
+// An exclusive flock on "<dir>/.<name>.lock". The lock file is never the target itself: the
+// rename of an atomic replace would swap the inode under the lock.
+class HostFileLock {
+ public:
+  // Creates the parent directory (0755) if needed. Waits up to `timeout` for another holder.
+  static Result<HostFileLock> acquire(const std::string& target,
+                                      std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+ private:
+  explicit HostFileLock(unique_fd fd) : fd_(std::move(fd)) {}
+  unique_fd fd_;
+};
+
+// What a file looked like when it was read; a replace refuses if it changed since.
+struct HostFileStamp {
+  bool exists = false;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  off_t size = 0;
+  timespec mtime{};
+  bool operator==(const HostFileStamp& o) const;
+};
+
+struct HostFileContent {
+  std::optional<std::string> text;  // nullopt: the file does not exist
+  HostFileStamp stamp;
+};
+
+// Reads a (resolved) host file; a missing file is not an error, a directory is.
+Result<HostFileContent> read_host_file(const std::string& path);
+
+struct ReplaceOptions {
+  bool backup = false;  // copy the old content to "<path>.bak" first
+};
+
+// Atomically replaces `path` (already resolved) with `text` after checking that it still matches
+// `read_stamp`. Never deletes the file, whatever the content.
+Status replace_host_file(const std::string& path, std::string_view text,
+                         const HostFileStamp& read_stamp, ReplaceOptions options = {});
+
+}  // namespace nvct::ctk

@@ -1,0 +1,124 @@
+#include "nvct/ctk/host_file.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "nvct/base/file.hpp"
+
+namespace nvct::ctk {
+
+namespace {
+
+std::string dir_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+Status make_dirs(const std::string& dir) {
+  if (dir.empty() || dir == "/" || dir == ".") return ok();
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) return fail(ENOTDIR, fmt::format("{} is not a directory", dir));
+    return ok();
+  }
+  NVCT_TRY(make_dirs(dir_of(dir)));
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+    return fail_errno(fmt::format("create directory {}", dir));
+  return ok();
+}
+
+HostFileStamp stamp_of(const struct stat& st) {
+  return {true, st.st_dev, st.st_ino, st.st_size, st.st_mtim};
+}
+
+}  // namespace
+
+bool HostFileStamp::operator==(const HostFileStamp& o) const {
+  if (exists != o.exists) return false;
+  if (!exists) return true;
+  return dev == o.dev && ino == o.ino && size == o.size && mtime.tv_sec == o.mtime.tv_sec &&
+         mtime.tv_nsec == o.mtime.tv_nsec;
+}
+
+Result<std::string> resolve_host_file(const std::string& path) {
+  std::string current = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st {};
+    if (::lstat(current.c_str(), &st) != 0) {
+      if (errno == ENOENT) return current;
+      return fail_errno(fmt::format("inspect {}", current));
+    }
+    if (!S_ISLNK(st.st_mode)) return current;
+    char buf[4096];
+    ssize_t n = ::readlink(current.c_str(), buf, sizeof buf - 1);
+    if (n < 0) return fail_errno(fmt::format("read link {}", current));
+    std::string target(buf, static_cast<std::size_t>(n));
+    current = target.front() == '/' ? target : dir_of(current) + "/" + target;
+  }
+  return fail(ELOOP, fmt::format("resolve {}: too many levels of symbolic links", path));
+}
+
+Result<HostFileLock> HostFileLock::acquire(const std::string& target,
+                                           std::chrono::milliseconds timeout) {
+  std::string dir = dir_of(target);
+  NVCT_TRY(make_dirs(dir));
+  std::string name =
+      target.substr(target.rfind('/') == std::string::npos ? 0 : target.rfind('/') + 1);
+  std::string lock_path = dir + "/." + name + ".lock";
+  unique_fd fd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!fd) return fail_errno(fmt::format("open lock file {}", lock_path));
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EINTR) continue;
+    if (errno != EWOULDBLOCK) return fail_errno(fmt::format("lock {}", lock_path));
+    if (std::chrono::steady_clock::now() >= deadline)
+      return fail(EWOULDBLOCK, fmt::format("lock {}: still held by another process after {} ms",
+                                           lock_path, timeout.count()));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return HostFileLock(std::move(fd));
+}
+
+Result<HostFileContent> read_host_file(const std::string& path) {
+  unique_fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd) {
+    if (errno == ENOENT) return HostFileContent{};
+    return fail_errno(fmt::format("open {}", path));
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return fail_errno(fmt::format("stat {}", path));
+  if (!S_ISREG(st.st_mode)) return fail(EISDIR, fmt::format("{} is not a regular file", path));
+  NVCT_ASSIGN_OR_RETURN(auto text, with_context(read_fd(fd.get()), fmt::format("read {}", path)));
+  return HostFileContent{std::move(text), stamp_of(st)};
+}
+
+Status replace_host_file(const std::string& path, std::string_view text,
+                         const HostFileStamp& read_stamp, ReplaceOptions options) {
+  HostFileStamp now;
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    now = stamp_of(st);
+  } else if (errno != ENOENT) {
+    return fail_errno(fmt::format("stat {}", path));
+  }
+  if (!(now == read_stamp))
+    return fail(EAGAIN, fmt::format("{} was changed by another program while it was being "
+                                    "edited; nothing written, run the command again",
+                                    path));
+  NVCT_TRY(make_dirs(dir_of(path)));
+  if (options.backup && read_stamp.exists) {
+    NVCT_ASSIGN_OR_RETURN(auto old, read_file(path));
+    NVCT_TRY(
+        with_context(write_file_atomic(path + ".bak", old, {.default_mode = st.st_mode & 07777}),
+                     "back up the old file"));
+  }
+  return write_file_atomic(path, text);
+}
+
+}  // namespace nvct::ctk

@@ -1,0 +1,299 @@
+#include "nvct/ctk/runtime_configure.hpp"
+
+#include <fmt/format.h>
+
+#include "nvct/base/log.hpp"
+#include "nvct/base/strings.hpp"
+#include "nvct/ctk/containerd_config.hpp"
+#include "nvct/ctk/crio_config.hpp"
+#include "nvct/ctk/docker_config.hpp"
+#include "nvct/ctk/host_file.hpp"
+#include "nvct/ctk/oci_hook.hpp"
+#include "nvct/ctk/toml_text.hpp"
+
+namespace nvct::ctk {
+
+namespace {
+
+std::string dir_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// A file opened for a read-modify-write: resolved through symlinks and locked (unless dry-run).
+struct Edit {
+  std::string path;      // as given, for messages
+  std::string resolved;  // the file actually written
+  std::optional<HostFileLock> lock;
+  HostFileContent content;
+};
+
+Result<Edit> open_edit(const std::string& path, bool dry_run) {
+  Edit edit;
+  edit.path = path;
+  NVCT_ASSIGN_OR_RETURN(edit.resolved, resolve_host_file(path));
+  if (!dry_run) {
+    NVCT_ASSIGN_OR_RETURN(auto lock, HostFileLock::acquire(edit.resolved));
+    edit.lock.emplace(std::move(lock));
+  }
+  NVCT_ASSIGN_OR_RETURN(edit.content, read_host_file(edit.resolved));
+  return edit;
+}
+
+Status commit(const Edit& edit, const std::string& text, const ConfigureOptions& options) {
+  NVCT_TRY(with_context(
+      replace_host_file(edit.resolved, text, edit.content.stamp, {.backup = options.backup}),
+      fmt::format("update {}", edit.path)));
+  if (edit.resolved != edit.path)
+    log::info("Wrote updated config to {} (through the symbolic link {})", edit.resolved,
+              edit.path);
+  else
+    log::info("Wrote updated config to {}", edit.path);
+  return ok();
+}
+
+// Where the engine's current configuration comes from: the main file or the engine itself.
+Result<std::string> command_source(const ConfigureOptions& options, CommandRunner& runner) {
+  std::vector<std::vector<std::string>> commands;
+  if (options.runtime == "containerd") {
+    std::string exe = options.executable_path.empty() ? "containerd" : options.executable_path;
+    commands.push_back({exe, "config", "dump"});
+  } else {
+    std::string exe = options.executable_path.empty() ? "crio" : options.executable_path;
+    commands.push_back({exe, "status", "config"});
+    if (options.executable_path.empty()) commands.push_back({"crio-status", "config"});
+  }
+  std::string errors;
+  for (const auto& argv : commands) {
+    auto out = runner.run(argv);
+    if (out && out->exit_status == 0) return out->out;
+    std::string why = out ? fmt::format("exit status {}", out->exit_status) : out.error().message();
+    errors += (errors.empty() ? "" : "; ") + fmt::format("{}: {}", fmt::join(argv, " "), why);
+  }
+  return fail(EINVAL, fmt::format("read the {} configuration from the command line: {}",
+                                  options.runtime, errors));
+}
+
+// containerd 1.x reads a version-3 file without an error and without using it (spec §6.2), so a
+// version-3 edit for an installed 1.x is refused instead of silently configuring nothing.
+Status check_containerd_understands(int version, const ConfigureOptions& options,
+                                    CommandRunner& runner) {
+  if (version < 3) return ok();
+  std::string exe = options.executable_path.empty() ? "containerd" : options.executable_path;
+  auto out = runner.run({exe, "--version"});
+  if (!out || out->exit_status != 0) {
+    log::debug("cannot run {} --version; config version {} not checked against it", exe, version);
+    return ok();
+  }
+  auto major = parse_containerd_major(out->out);
+  if (major && *major < 2)
+    return fail(
+        EINVAL,
+        fmt::format(
+            "the configuration has version {}, but the installed containerd is {}.x, which "
+            "silently ignores version-{} files (only versions 1 and 2 are understood); convert "
+            "the file to version 2 first, or pass --executable-path of a containerd 2.x",
+            version, *major, version));
+  return ok();
+}
+
+Result<std::string> configure_docker(const ConfigureOptions& o) {
+  NVCT_ASSIGN_OR_RETURN(auto edit, open_edit(o.config_path, o.dry_run));
+  NVCT_ASSIGN_OR_RETURN(auto config,
+                        DockerConfig::parse(edit.content.text.value_or(""), o.config_path));
+  NVCT_TRY(config.add_runtime(o.runtime_name, o.runtime_path, o.set_as_default));
+  if (o.enable_cdi) NVCT_TRY(config.enable_cdi());
+  std::string text = config.serialize();
+  if (o.dry_run) return text + "\n";
+  NVCT_TRY(commit(edit, text, o));
+  return std::string();
+}
+
+Result<std::string> configure_containerd(const ConfigureOptions& o, CommandRunner& runner) {
+  NVCT_ASSIGN_OR_RETURN(auto main_edit, open_edit(o.config_path, o.dry_run));
+  std::string source_text;
+  std::string origin = o.config_path;
+  if (o.config_source == "command") {
+    NVCT_ASSIGN_OR_RETURN(source_text, command_source(o, runner));
+    origin = "containerd config dump";
+  } else {
+    source_text = main_edit.content.text.value_or("");
+  }
+  NVCT_ASSIGN_OR_RETURN(auto config, ContainerdConfig::parse(source_text, origin));
+  NVCT_TRY(check_containerd_understands(config.version(), o, runner));
+
+  const std::string drop_in = o.drop_in_path.value_or("");
+  if (drop_in.empty() || config.version() == 1) {
+    if (!drop_in.empty())
+      log::info("config version 1 has no imports; editing {} in place", o.config_path);
+    NVCT_TRY(config.add_runtime(o.runtime_name, o.runtime_path, o.set_as_default));
+    if (o.enable_cdi) NVCT_TRY(config.enable_cdi());
+    std::string text = config.serialize();
+    if (o.dry_run) return text;
+    NVCT_TRY(commit(main_edit, text, o));
+    return std::string();
+  }
+
+  ContainerdConfig drop_config = config.drop_in_base();
+  NVCT_TRY(drop_config.add_runtime(o.runtime_name, o.runtime_path, o.set_as_default));
+  if (o.enable_cdi) NVCT_TRY(drop_config.enable_cdi());
+  std::string drop_text = drop_config.serialize();
+
+  NVCT_ASSIGN_OR_RETURN(auto top, parse_toml(main_edit.content.text.value_or(""), o.config_path));
+  const std::string import = dir_of(drop_in) + "/*.toml";
+  bool imported = false;
+  if (const auto* list = top.get_as<toml::array>("imports")) {
+    for (const auto& item : *list)
+      if (item.is_string() && item.as_string()->get() == import) imported = true;
+  }
+  NVCT_TRY(
+      with_context(ContainerdConfig::add_import(top, import, config.version()), o.config_path));
+  std::string top_text = write_toml(top);
+  if (o.dry_run)
+    return fmt::format("Drop-in config:\n{}\nTop-level config:\n{}", drop_text, top_text);
+
+  NVCT_ASSIGN_OR_RETURN(auto drop_edit, open_edit(drop_in, false));
+  NVCT_TRY(commit(drop_edit, drop_text, o));
+  // A top-level file that already imports the drop-in directory is left byte for byte as it is.
+  if (!imported) NVCT_TRY(commit(main_edit, top_text, o));
+  return std::string();
+}
+
+Result<std::string> configure_crio(const ConfigureOptions& o, CommandRunner& runner) {
+  const std::string drop_in = o.drop_in_path.value_or("");
+  const bool in_place = drop_in.empty();
+  std::string source_text;
+  std::optional<Edit> main_edit;
+  if (o.config_source == "command") {
+    NVCT_ASSIGN_OR_RETURN(source_text, command_source(o, runner));
+  } else {
+    // The main file is only read in drop-in mode; the lock is taken only when it is written.
+    NVCT_ASSIGN_OR_RETURN(auto edit, open_edit(o.config_path, o.dry_run || !in_place));
+    source_text = edit.content.text.value_or("");
+    if (in_place) main_edit.emplace(std::move(edit));
+  }
+  NVCT_ASSIGN_OR_RETURN(auto config, CrioConfig::parse(source_text, o.config_path, in_place));
+  NVCT_TRY(config.add_runtime(o.runtime_name, o.runtime_path, o.set_as_default));
+  std::string text = config.serialize();
+  if (o.dry_run) return text;
+  if (in_place && !main_edit) {
+    NVCT_ASSIGN_OR_RETURN(auto edit, open_edit(o.config_path, false));
+    main_edit.emplace(std::move(edit));
+  }
+  if (in_place) {
+    NVCT_TRY(commit(*main_edit, text, o));
+  } else {
+    NVCT_ASSIGN_OR_RETURN(auto drop_edit, open_edit(drop_in, false));
+    NVCT_TRY(commit(drop_edit, text, o));
+  }
+  return std::string();
+}
+
+Result<std::string> configure_oci_hook(const ConfigureOptions& o) {
+  if (o.runtime != "crio")
+    return fail(EINVAL, fmt::format("the '{}' runtime does not support the 'oci-hook' config mode",
+                                    o.runtime));
+  NVCT_ASSIGN_OR_RETURN(auto text, oci_hook_json(o.hook_path));
+  if (o.dry_run || o.oci_hook_path.empty()) return text;
+  NVCT_ASSIGN_OR_RETURN(auto edit, open_edit(o.oci_hook_path, false));
+  NVCT_TRY(commit(edit, text, o));
+  return std::string();
+}
+
+}  // namespace
+
+std::string default_config_path(const std::string& runtime) {
+  if (runtime == "containerd") return "/etc/containerd/config.toml";
+  if (runtime == "crio") return "/etc/crio/crio.conf";
+  return "/etc/docker/daemon.json";
+}
+
+std::string default_drop_in_path(const std::string& runtime) {
+  if (runtime == "containerd") return "/etc/containerd/conf.d/99-nvidia.toml";
+  if (runtime == "crio") return "/etc/crio/crio.conf.d/99-nvidia.toml";
+  return "";
+}
+
+Result<ConfigureOptions> normalize_options(ConfigureOptions o) {
+  if (o.runtime != "docker" && o.runtime != "containerd" && o.runtime != "crio")
+    return fail(EINVAL, fmt::format("unrecognized runtime '{}'", o.runtime));
+
+  if (o.config_mode == "oci-hook" || o.config_mode == "hook") {
+    o.config_mode = "oci-hook";
+    if (o.hook_path.empty() || o.hook_path.front() != '/')
+      return fail(EINVAL, fmt::format("the NVIDIA runtime hook path \"{}\" is not an absolute path",
+                                      o.hook_path));
+    return o;
+  }
+  if (o.config_mode != "config-file" && o.config_mode != "config" && !o.config_mode.empty())
+    log::warn("Ignoring unsupported config mode for {}: \"{}\"", o.runtime, o.config_mode);
+  o.config_mode = "config-file";
+
+  if (o.config_source != "file" && o.config_source != "command")
+    return fail(EINVAL,
+                fmt::format("unrecognized config source '{}' (file or command)", o.config_source));
+  if (o.runtime_name.empty()) return fail(EINVAL, "the NVIDIA runtime name is empty");
+
+  if (o.runtime == "containerd" || o.runtime == "crio") {
+    if (o.runtime_path == kDefaultRuntimeExecutable) o.runtime_path = kDefaultRuntimeExecutablePath;
+    if (o.runtime_path.empty() || o.runtime_path.front() != '/')
+      return fail(EINVAL, fmt::format("the NVIDIA runtime path \"{}\" is not an absolute path",
+                                      o.runtime_path));
+  }
+  if (o.runtime_path.empty()) return fail(EINVAL, "the NVIDIA runtime path is empty");
+
+  if (o.runtime == "docker") {
+    if (o.drop_in_path && !o.drop_in_path->empty())
+      return fail(EINVAL, "runtime docker does not support drop-in configs");
+    o.drop_in_path = "";
+    if (o.config_source == "command") {
+      log::warn("Ignoring --config-source=command for docker: daemon.json is always read");
+      o.config_source = "file";
+    }
+  } else {
+    if (!o.drop_in_path) o.drop_in_path = default_drop_in_path(o.runtime);
+    if (!o.drop_in_path->empty() && o.drop_in_path->front() != '/')
+      return fail(EINVAL, fmt::format("the drop-in config path \"{}\" is not an absolute path",
+                                      *o.drop_in_path));
+  }
+  if (o.runtime == "crio" && o.enable_cdi) {
+    log::warn("Ignoring cdi.enabled flag for {}", o.runtime);
+    o.enable_cdi = false;
+  }
+  if (o.config_path.empty()) o.config_path = default_config_path(o.runtime);
+  return o;
+}
+
+Result<std::string> configure_runtime(const ConfigureOptions& options, CommandRunner& runner) {
+  Result<std::string> out;
+  if (options.config_mode == "oci-hook") {
+    out = configure_oci_hook(options);
+  } else if (options.runtime == "docker") {
+    out = configure_docker(options);
+  } else if (options.runtime == "containerd") {
+    out = configure_containerd(options, runner);
+  } else {
+    out = configure_crio(options, runner);
+  }
+  if (!out)
+    return tl::unexpected(
+        out.error().context(fmt::format("unable to configure {}", options.runtime)));
+  if (!options.dry_run && options.config_mode != "oci-hook")
+    log::info("It is recommended that {} daemon be restarted.", options.runtime);
+  return out;
+}
+
+std::optional<int> parse_containerd_major(const std::string& version_output) {
+  for (const auto& raw : strings::split_trimmed(strings::trim(version_output), ' ')) {
+    std::string_view token = raw;
+    if (!token.empty() && token.front() == 'v') token.remove_prefix(1);
+    std::size_t digits = 0;
+    while (digits < token.size() && token[digits] >= '0' && token[digits] <= '9') ++digits;
+    if (digits == 0 || digits >= token.size() || token[digits] != '.') continue;
+    return std::stoi(std::string(token.substr(0, digits)));
+  }
+  return std::nullopt;
+}
+
+}  // namespace nvct::ctk

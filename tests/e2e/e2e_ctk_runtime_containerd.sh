@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# nvidia-ctk runtime configure --runtime=containerd against the installed containerd (1.6 on
+# Debian 12): `containerd config dump` of the edited main file shows the nvidia runtime with its
+# BinaryName and the main file's other settings (drop-in mode and in-place mode), and a version-3
+# file is refused on containerd 1.x instead of being written where 1.x silently ignores it.
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/containerd.sh"
+
+require_cmd containerd python3
+ctk="$(nvct_bin nvidia-ctk)"
+cri='io.containerd.grpc.v1.cri'
+runtime_path=/usr/local/nvct/bin/nvidia-container-runtime
+dir="$E2E_TMP"
+
+write_main() {
+  cat >"$dir/config.toml" <<'TOML'
+version = 2
+oom_score = -999
+
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "registry.example/pause:3.9"
+
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+  runtime_type = "io.containerd.runc.v2"
+
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+  SystemdCgroup = true
+
+[plugins."io.containerd.gc.v1.scheduler"]
+  pause_threshold = 0.05
+TOML
+}
+
+# --- drop-in mode (the default since v1.18) ---
+write_main
+"$ctk" runtime configure --runtime=containerd --config "$dir/config.toml" \
+  --drop-in-config "$dir/conf.d/99-nvidia.toml" --nvidia-runtime-path "$runtime_path" \
+  2>"$dir/ctk.log" || { cat "$dir/ctk.log" >&2; e2e_die "runtime configure (drop-in) failed"; }
+check "drop-in written" test -s "$dir/conf.d/99-nvidia.toml"
+check_eq "main file imports the drop-in dir" "[\"$dir/conf.d/*.toml\"]" \
+  "$(toml_get "$dir/config.toml" imports | tr -d ' ')"
+check_contains "restart advice logged" "It is recommended that containerd daemon be restarted." \
+  "$(cat "$dir/ctk.log")"
+
+containerd_dump "$dir/config.toml" "$dir/dump.toml"
+d="$dir/dump.toml"
+check_eq "dump: nvidia BinaryName" "\"$runtime_path\"" \
+  "$(toml_get "$d" plugins "$cri" containerd runtimes nvidia options BinaryName)"
+check_eq "dump: nvidia runtime_type" '"io.containerd.runc.v2"' \
+  "$(toml_get "$d" plugins "$cri" containerd runtimes nvidia runtime_type)"
+check_eq "dump: nvidia inherits SystemdCgroup from runc" true \
+  "$(toml_get "$d" plugins "$cri" containerd runtimes nvidia options SystemdCgroup)"
+check_eq "dump: runc kept" '"io.containerd.runc.v2"' \
+  "$(toml_get "$d" plugins "$cri" containerd runtimes runc runtime_type)"
+check_eq "dump: main file's sandbox_image kept" '"registry.example/pause:3.9"' \
+  "$(toml_get "$d" plugins "$cri" sandbox_image)"
+check_eq "dump: main file's other plugin kept" 0.05 \
+  "$(toml_get "$d" plugins io.containerd.gc.v1.scheduler pause_threshold)"
+check_eq "dump: top-level oom_score kept" -999 "$(toml_get "$d" oom_score)"
+check_eq "dump: default runtime untouched" '"runc"' \
+  "$(toml_get "$d" plugins "$cri" containerd default_runtime_name)"
+
+# Why the drop-in carries the whole CRI table: a drop-in with only the runtime makes 1.x drop
+# the main file's CRI settings (spec/ctk.md §6.2). This control shows the hazard is real here.
+mkdir -p "$dir/control/conf.d"
+sed "s|$dir/conf.d|$dir/control/conf.d|" "$dir/config.toml" >"$dir/control/config.toml"
+cat >"$dir/control/conf.d/99-nvidia.toml" <<TOML
+version = 2
+[plugins."$cri".containerd.runtimes.nvidia]
+  runtime_type = "io.containerd.runc.v2"
+TOML
+containerd_dump "$dir/control/config.toml" "$dir/control/dump.toml"
+if [ "$(containerd_major)" = 1 ]; then
+  check_eq "control: a runtime-only drop-in loses sandbox_image on containerd 1.x" \
+    '"registry.k8s.io/pause:3.6"' "$(toml_get "$dir/control/dump.toml" plugins "$cri" sandbox_image)"
+fi
+
+# A second run regenerates the same drop-in and leaves the main file byte for byte.
+cp "$dir/config.toml" "$dir/config.before"
+cp "$dir/conf.d/99-nvidia.toml" "$dir/dropin.before"
+"$ctk" runtime configure --runtime=containerd --config "$dir/config.toml" \
+  --drop-in-config "$dir/conf.d/99-nvidia.toml" --nvidia-runtime-path "$runtime_path" 2>/dev/null
+check "rerun: main file unchanged" same_file "$dir/config.toml" "$dir/config.before"
+check "rerun: drop-in identical" same_file "$dir/conf.d/99-nvidia.toml" "$dir/dropin.before"
+
+# --- in place, as the default runtime ---
+write_main
+"$ctk" runtime configure --runtime=containerd --config "$dir/config.toml" --drop-in-config "" \
+  --nvidia-runtime-path "$runtime_path" --set-as-default 2>/dev/null ||
+  e2e_die "runtime configure (in place) failed"
+containerd_dump "$dir/config.toml" "$dir/dump2.toml"
+check_eq "in place: default_runtime_name" '"nvidia"' \
+  "$(toml_get "$dir/dump2.toml" plugins "$cri" containerd default_runtime_name)"
+check_eq "in place: BinaryName" "\"$runtime_path\"" \
+  "$(toml_get "$dir/dump2.toml" plugins "$cri" containerd runtimes nvidia options BinaryName)"
+check_eq "in place: sandbox_image kept" '"registry.example/pause:3.9"' \
+  "$(toml_get "$dir/dump2.toml" plugins "$cri" sandbox_image)"
+
+# --- dry run writes nothing ---
+write_main
+cp "$dir/config.toml" "$dir/config.before"
+rm -rf "$dir/dry.d"
+out="$("$ctk" runtime configure --runtime=containerd --config "$dir/config.toml" \
+  --drop-in-config "$dir/dry.d/99-nvidia.toml" --dry-run 2>/dev/null)"
+check_contains "dry run prints the drop-in" "Drop-in config:" "$out"
+check "dry run: main file unchanged" same_file "$dir/config.toml" "$dir/config.before"
+check "dry run: no drop-in dir" test ! -e "$dir/dry.d"
+
+# --- version 1 is edited in place and still read by containerd ---
+cat >"$dir/v1.toml" <<'TOML'
+[plugins.cri]
+  sandbox_image = "registry.example/pause:3.9"
+TOML
+"$ctk" runtime configure --runtime=containerd --config "$dir/v1.toml" \
+  --drop-in-config "$dir/v1.d/99-nvidia.toml" --nvidia-runtime-path "$runtime_path" 2>/dev/null ||
+  e2e_die "runtime configure (version 1) failed"
+check "v1: no drop-in" test ! -e "$dir/v1.d/99-nvidia.toml"
+containerd_dump "$dir/v1.toml" "$dir/dump-v1.toml"
+check_eq "v1: BinaryName visible to containerd" "\"$runtime_path\"" \
+  "$(toml_get "$dir/dump-v1.toml" plugins "$cri" containerd runtimes nvidia options BinaryName)"
+
+# --- version 3 on containerd 1.x: refused, nothing written ---
+if [ "$(containerd_major)" = 1 ]; then
+  printf 'version = 3\n' >"$dir/v3.toml"
+  if "$ctk" runtime configure --runtime=containerd --config "$dir/v3.toml" \
+    --drop-in-config "$dir/v3.d/99-nvidia.toml" 2>"$dir/v3.log"; then
+    failed "v3 on containerd 1.x: expected exit 1"
+  else
+    pass "v3 on containerd 1.x: exit 1"
+  fi
+  check_contains "v3: message explains" "silently ignores version-3 files" "$(cat "$dir/v3.log")"
+  check "v3: no drop-in" test ! -e "$dir/v3.d/99-nvidia.toml"
+  check_eq "v3: main file untouched" "version = 3" "$(cat "$dir/v3.toml")"
+else
+  check_eq "containerd 2.x: version-3 check not applicable" 2 "$(containerd_major)"
+fi
+
+e2e_finish

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Host-config write safety of nvidia-ctk runtime configure (spec/ctk.md §2, security checklist
+# #38 and #46): runs on one daemon.json at the same time all land (they queue on the sidecar lock
+# file), a holder of that lock makes a run wait, and a writer killed with SIGKILL at any point
+# leaves either the old or the new file, never a partial one.
+source "$(dirname "$0")/lib/common.sh"
+
+require_cmd jq python3 flock
+ctk="$(nvct_bin nvidia-ctk)"
+dir="$E2E_TMP"
+cfg="$dir/daemon.json"
+
+# --- two concurrent writers, 25 runs each ---
+echo '{"log-driver": "json-file"}' >"$cfg"
+writer() {
+  local who="$1" i
+  for i in $(seq 25); do
+    "$ctk" --quiet runtime configure --config "$cfg" --nvidia-runtime-name "nv-$who-$i" \
+      >/dev/null 2>>"$dir/writer-$who.err" || echo "nv-$who-$i" >>"$dir/writer-$who.failed"
+  done
+}
+writer a &
+pid_a=$!
+writer b &
+pid_b=$!
+wait "$pid_a" "$pid_b"
+failed_runs="$({ cat "$dir"/writer-*.failed 2>/dev/null || true; } | wc -l)"
+check_eq "concurrent: no run failed" 0 "$failed_runs"
+check "concurrent: result parses" jq -e . "$cfg"
+check_eq "concurrent: every run landed" 50 "$(jq '.runtimes | length' "$cfg")"
+check_eq "concurrent: unrelated key kept" json-file "$(jq -r '."log-driver"' "$cfg")"
+
+# --- a process holding the lock file makes the run wait for it ---
+flock "$dir/.daemon.json.lock" sleep 2 &
+holder=$!
+sleep 0.3
+start=$(date +%s%N)
+"$ctk" --quiet runtime configure --config "$cfg" --nvidia-runtime-name waited >/dev/null
+elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+wait "$holder"
+check "lock: run waited for the holder (${elapsed_ms} ms)" test "$elapsed_ms" -ge 1200
+check_eq "lock: run landed after the holder" '"nvidia-container-runtime"' \
+  "$(jq '.runtimes.waited.path' "$cfg")"
+
+# --- SIGKILL at random points: old or new file, never anything else ---
+# A large file (about 4 MB of unrelated keys) keeps each writer busy long enough to be killed in
+# the middle of parsing, serialising or writing.
+python3 - "$cfg" <<'PY'
+import json, sys
+doc = {f"x-filler-{i:04d}": "v" * 2000 for i in range(2000)}
+doc["runtimes"] = {}
+with open(sys.argv[1], "w") as f:
+    json.dump(doc, f)
+PY
+t0=$(date +%s%N)
+"$ctk" --quiet runtime configure --config "$cfg" --nvidia-runtime-name probe >/dev/null
+run_ms=$((($(date +%s%N) - t0) / 1000000))
+echo "# one run on the large file takes ${run_ms} ms"
+[ "$run_ms" -gt 0 ] || run_ms=1
+
+old_kept=0 new_written=0 broken=0
+for i in $(seq 40); do
+  before="$(sha256sum <"$cfg")"
+  "$ctk" --quiet runtime configure --config "$cfg" --nvidia-runtime-name "killed-$i" \
+    >/dev/null 2>&1 &
+  victim=$!
+  sleep "$(awk -v ms="$run_ms" -v r="$RANDOM" 'BEGIN { printf "%.3f", (r % (ms * 2 + 10)) / 1000 }')"
+  kill -KILL "$victim" 2>/dev/null || true
+  wait "$victim" 2>/dev/null || true
+  if ! jq -e '.runtimes' "$cfg" >/dev/null 2>&1; then
+    broken=$((broken + 1))
+  elif [ "$(sha256sum <"$cfg")" = "$before" ]; then
+    old_kept=$((old_kept + 1))
+  elif [ "$(jq -r --arg n "killed-$i" '.runtimes[$n].path' "$cfg")" = nvidia-container-runtime ] &&
+    [ "$(jq 'keys | length' "$cfg")" = 2001 ]; then
+    new_written=$((new_written + 1))
+  else
+    broken=$((broken + 1))
+  fi
+done
+echo "# SIGKILL: old file kept $old_kept times, new file complete $new_written times"
+check_eq "SIGKILL: never a partial or foreign file" 0 "$broken"
+check "SIGKILL: the kills landed both before and after the rename" \
+  test "$old_kept" -gt 0 -a "$new_written" -gt 0
+# A later run is not blocked by killed writers: flock is released with the process.
+check "after kills: a run succeeds" "$ctk" --quiet runtime configure --config "$cfg" \
+  --nvidia-runtime-name after
+check_eq "after kills: its runtime landed" '"nvidia-container-runtime"' \
+  "$(jq '.runtimes.after.path' "$cfg")"
+
+e2e_finish
