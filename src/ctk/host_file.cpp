@@ -121,4 +121,13 @@ Status replace_host_file(const std::string& path, std::string_view text,
   return write_file_atomic(path, text);
 }
 
+Status edit_host_file(const std::string& path, const HostFileEditor& edit,
+                      ReplaceOptions options) {
+  NVCT_ASSIGN_OR_RETURN(std::string resolved, resolve_host_file(path));
+  NVCT_ASSIGN_OR_RETURN(HostFileLock lock, HostFileLock::acquire(resolved));
+  NVCT_ASSIGN_OR_RETURN(HostFileContent content, read_host_file(resolved));
+  NVCT_ASSIGN_OR_RETURN(std::string text, edit(content.text));
+  return replace_host_file(resolved, text, content.stamp, options);
+}
+
 }  // namespace nvct::ctk

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,5 +60,13 @@ struct ReplaceOptions {
 // `read_stamp`. Never deletes the file, whatever the content.
 Status replace_host_file(const std::string& path, std::string_view text,
                          const HostFileStamp& read_stamp, ReplaceOptions options = {});
+
+// The whole read-modify-write of one host file: symlinks on the path resolved (the link is kept and
+// its target edited), the lock taken, the current text (nullopt when missing) given to `edit`, and
+// its result written atomically unless the file changed meanwhile. An error from `edit` leaves the
+// file untouched. Used by `runtime configure` and `config --in-place`.
+using HostFileEditor = std::function<Result<std::string>(const std::optional<std::string>&)>;
+Status edit_host_file(const std::string& path, const HostFileEditor& edit,
+                      ReplaceOptions options = {});
 
 }  // namespace nvct::ctk

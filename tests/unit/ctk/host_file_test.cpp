@@ -134,5 +134,70 @@ TEST(HostFile, LockIsReleasedWithItsOwner) {
   EXPECT_TRUE(HostFileLock::acquire(dir / "daemon.json", std::chrono::milliseconds(100)));
 }
 
+TEST(EditHostFile, EditsExistingFileKeepingModeUnderASidecarLock) {
+  TempDir dir;
+  std::string path = dir.write("config.toml", "old\n");
+  ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+  Status s = edit_host_file(path, [](const std::optional<std::string>& current) -> Result<std::string> {
+    EXPECT_EQ(current, std::optional<std::string>("old\n"));
+    return std::string("new\n");
+  });
+  ASSERT_TRUE(s) << s.error().message();
+  EXPECT_EQ(dir.read("config.toml"), "new\n");
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  EXPECT_EQ(::access((dir / ".config.toml.lock").c_str(), F_OK), 0);
+}
+
+TEST(EditHostFile, CreatesMissingFile) {
+  TempDir dir;
+  Status s = edit_host_file(dir / "new.toml",
+                            [](const std::optional<std::string>& current) -> Result<std::string> {
+                              EXPECT_FALSE(current.has_value());
+                              return std::string("x = 1\n");
+                            });
+  ASSERT_TRUE(s) << s.error().message();
+  EXPECT_EQ(dir.read("new.toml"), "x = 1\n");
+}
+
+TEST(EditHostFile, EditErrorLeavesFileUntouched) {
+  TempDir dir;
+  std::string path = dir.write("config.toml", "old\n");
+  Status s = edit_host_file(path, [](const std::optional<std::string>&) -> Result<std::string> {
+    return fail(EINVAL, "bad edit");
+  });
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message(), "bad edit");
+  EXPECT_EQ(dir.read("config.toml"), "old\n");
+}
+
+TEST(EditHostFile, ForeignChangeDuringEditIsRefused) {
+  TempDir dir;
+  std::string path = dir.write("config.toml", "old\n");
+  Status s = edit_host_file(path, [&](const std::optional<std::string>&) -> Result<std::string> {
+    dir.write("config.toml", "someone else's much longer edit\n");
+    return std::string("ours\n");
+  });
+  ASSERT_FALSE(s);
+  EXPECT_EQ(dir.read("config.toml"), "someone else's much longer edit\n");
+}
+
+TEST(EditHostFile, SymlinkedFileIsEditedThroughTheLinkWhichIsKept) {
+  TempDir dir;
+  std::string target = dir.write("real.toml", "old\n");
+  std::string link = dir / "config.toml";
+  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
+  Status s = edit_host_file(link, [](const std::optional<std::string>& current) -> Result<std::string> {
+    EXPECT_EQ(current, std::optional<std::string>("old\n"));
+    return std::string("new\n");
+  });
+  ASSERT_TRUE(s) << s.error().message();
+  EXPECT_EQ(dir.read("real.toml"), "new\n");
+  struct stat st {};
+  ASSERT_EQ(::lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+}
+
 }  // namespace
 }  // namespace nvct::ctk
