@@ -1,0 +1,55 @@
+#include "hook_logging.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <memory>
+
+#include "nvct/base/file.hpp"
+#include "nvct/base/log.hpp"
+#include "nvct/base/unique_fd.hpp"
+
+namespace nvct::hook {
+namespace {
+
+class FdSink : public log::Sink {
+ public:
+  explicit FdSink(int fd, unique_fd owned = {}) : fd_(fd), owned_(std::move(owned)) {}
+  void write(log::Level level, std::string_view message) override {
+    (void)write_all(fd_, fmt::format("nvidia-container-runtime-hook: {}: {}\n",
+                                     log::level_name(level), message));
+  }
+
+ private:
+  int fd_;
+  unique_fd owned_;
+};
+
+}  // namespace
+
+void print_stderr_line(std::string_view line) {
+  std::string text(line);
+  text += '\n';
+  (void)write_all(STDERR_FILENO, text);
+}
+
+Status install_hook_logging(bool debug_flag, const std::string& debug_file) {
+  if (debug_flag) {
+    log::set_sink(std::make_shared<FdSink>(STDERR_FILENO));
+    log::set_level(log::Level::kDebug);
+    return ok();
+  }
+  log::set_level(log::Level::kOff);
+  if (debug_file.empty()) return ok();
+  // O_NOFOLLOW: a log directory writable by others must not redirect root's appends.
+  unique_fd fd(::open(debug_file.c_str(),
+                      O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644));
+  if (!fd) return fail_errno(fmt::format("open debug log {}", debug_file));
+  int raw = fd.get();
+  log::set_sink(std::make_shared<FdSink>(raw, std::move(fd)));
+  log::set_level(log::Level::kDebug);
+  return ok();
+}
+
+}  // namespace nvct::hook
