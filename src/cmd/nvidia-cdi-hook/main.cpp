@@ -1,0 +1,44 @@
+// nvidia-cdi-hook: the hooks that CDI specs inject (spec/cdi.md §8). main() only wires the
+// logging options and the hook subcommands shared with `nvidia-ctk hook`.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+
+#include "nvct/base/log.hpp"
+#include "nvct/cdi_hooks/cli.hpp"
+#include "nvct/mount/bind.hpp"
+#include "nvct/mount/in_root.hpp"
+#include "stderr_sink.hpp"
+
+int main(int argc, char** argv) {
+  try {
+    nvct::log::set_sink(nvct::cmd::cdi_hook::make_stderr_sink());
+    nvct::log::set_level(nvct::log::Level::kInfo);
+    // Test switch of the security suite: exercise the fallback resolver and classic mounts.
+    if (const char* f = std::getenv("NVCT_TEST_FORCE_FALLBACK"); f && f[0] == '1') {
+      nvct::mount::force_openat2_fallback(true);
+      nvct::mount::force_classic_mount_api(true);
+    }
+    CLI::App app("NVIDIA CDI hooks", "nvidia-cdi-hook");
+    bool debug = false, quiet = false;
+    app.add_flag("-d,--debug", debug, "Enable debug-level logging")->envname("NVIDIA_CTK_DEBUG");
+    app.add_flag("--quiet", quiet, "Suppress all output except for errors")
+        ->envname("NVIDIA_CTK_QUIET");
+    app.parse_complete_callback([&] {
+      nvct::log::set_level(quiet   ? nvct::log::Level::kError
+                           : debug ? nvct::log::Level::kDebug
+                                   : nvct::log::Level::kInfo);
+    });
+    int exit_code = 0;
+    nvct::cdi_hooks::add_hook_subcommands(app, exit_code);
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      return app.exit(e) == 0 ? 0 : 1;
+    }
+    return exit_code;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nvidia-cdi-hook: %s\n", e.what());
+    return 1;
+  }
+}
