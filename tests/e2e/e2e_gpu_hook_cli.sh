@@ -11,7 +11,10 @@ run_hook() {
   local input="$1"
   shift
   RC=0
-  printf '%s' "$input" | "$hook" "$@" >"$E2E_TMP/out" 2>"$E2E_TMP/err" || RC=$?
+  # From a file, not a pipe: a hook that exits without reading stdin (poststart) must not turn
+  # the writer's SIGPIPE into the status under pipefail.
+  printf '%s' "$input" >"$E2E_TMP/stdin"
+  "$hook" "$@" <"$E2E_TMP/stdin" >"$E2E_TMP/out" 2>"$E2E_TMP/err" || RC=$?
   OUT="$(cat "$E2E_TMP/out")"
   ERR="$(cat "$E2E_TMP/err")"
 }
