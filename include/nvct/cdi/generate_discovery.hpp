@@ -1,0 +1,17 @@
+// Driver discovery for CDI content (`cdi generate` and the runtime's jit-cdi mode): the driver
+// root's ld.so.cache, NVML run in an isolated child (procfs fallback), and every driver file,
+// node and GPU, as legacy mode discovers them.
+#pragma once
+
+#include <string>
+
+#include "nvct/base/error.hpp"
+#include "nvct/driver/driver_info.hpp"
+
+namespace nvct::cdi {
+
+// "" means "/". NVML runs as the reference's unprivileged default user when that can be read,
+// else with the caller's ids.
+Result<driver::DriverInfo> discover_driver_for_cdi(const std::string& driver_root);
+
+}  // namespace nvct::cdi

@@ -1,0 +1,18 @@
+#include "nvct/cdi/generate_discovery.hpp"
+
+#include "nvct/driver/nvml_process.hpp"
+
+namespace nvct::cdi {
+
+Result<driver::DriverInfo> discover_driver_for_cdi(const std::string& driver_root) {
+  driver::DiscoverOptions o;
+  o.root = driver_root.empty() ? "/" : driver_root;
+  if (auto user = driver::default_nvml_user()) o.nvml_user = *user;
+  NVCT_ASSIGN_OR_RETURN(
+      auto ctx, with_context(driver::initialize_driver(o, driver::isolated_nvml_query(o.nvml_user)),
+                             "failed to initialize the driver at " + o.root));
+  return with_context(driver::discover_driver(ctx, o),
+                      "failed to discover the driver at " + o.root);
+}
+
+}  // namespace nvct::cdi

@@ -1,0 +1,140 @@
+#include "nvct/cdi/generate_edits.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "nvct/base/strings.hpp"
+#include "nvct/edits/builder.hpp"
+
+namespace nvct::cdi {
+namespace {
+
+std::string dir_of(const std::string& path) {
+  auto pos = path.rfind('/');
+  if (pos == std::string::npos) return ".";
+  return pos == 0 ? "/" : path.substr(0, pos);
+}
+
+void add_unique(std::vector<std::string>& list, const std::string& item) {
+  if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+}
+
+std::vector<std::string> library_dirs(const edits::Edits& e) {
+  std::vector<std::string> dirs;
+  for (const auto& m : e.mounts)
+    if (m.kind == edits::FileKind::kLibrary) add_unique(dirs, dir_of(m.container_path));
+  return dirs;
+}
+
+std::vector<std::string> libcuda_dirs(const edits::Edits& e) {
+  std::vector<std::string> dirs;
+  for (const auto& m : e.mounts)
+    if (m.kind == edits::FileKind::kLibrary &&
+        strings::starts_with(strings::basename(m.container_path), "libcuda.so"))
+      add_unique(dirs, dir_of(m.container_path));
+  return dirs;
+}
+
+void add_hook(ContainerEdits& out, const HookOptions& o, std::string_view name,
+              const std::vector<std::string>& args) {
+  if (auto hook = make_hook(o, name, args)) out.hooks.push_back(std::move(*hook));
+}
+
+void add_hooks(ContainerEdits& out, const edits::Edits& e, const ConvertOptions& o) {
+  std::vector<std::string> links;
+  for (const auto& s : e.symlinks) {
+    links.emplace_back("--link");
+    links.push_back(s.target + "::" + s.container_path);
+  }
+  add_hook(out, o.hooks, "create-symlinks", links);
+  if (!o.driver_version.empty())
+    add_hook(out, o.hooks, "enable-cuda-compat", {"--host-driver-version=" + o.driver_version});
+  std::vector<std::string> ldcache;
+  if (!o.hooks.ldconfig_path.empty()) {
+    ldcache.emplace_back("--ldconfig-path");
+    ldcache.push_back(o.hooks.ldconfig_path);
+  }
+  for (const auto& dir : library_dirs(e)) {
+    ldcache.emplace_back("--folder");
+    ldcache.push_back(dir);
+  }
+  add_hook(out, o.hooks, "update-ldcache", ldcache);
+  add_hook(out, o.hooks, "disable-device-node-modification", {});
+  add_hook(out, o.hooks, "update-application-profile", {});
+  // chmod only matters for the MIG capability directory (its nodes' parent is 0755 on hosts
+  // that create it with the driver's modprobe).
+  bool caps = std::any_of(e.device_nodes.begin(), e.device_nodes.end(), [](const auto& n) {
+    return strings::starts_with(n.container_path, "/dev/nvidia-caps/");
+  });
+  if (caps) add_hook(out, o.hooks, "chmod", {"--mode", "755", "--path", "/dev/nvidia-caps"});
+}
+
+Mount to_cdi_mount(const edits::FileMount& m, const std::string& root) {
+  Mount out;
+  out.host_path = join_root(root, m.host_path);
+  out.container_path = m.container_path;
+  out.options = m.kind == edits::FileKind::kIpc ? kIpcMountOptions : kDriverFileMountOptions;
+  return out;
+}
+
+}  // namespace
+
+std::string join_root(const std::string& root, const std::string& path) {
+  std::string r = root;
+  while (!r.empty() && r.back() == '/') r.pop_back();
+  if (path.empty() || path.front() != '/') return r + "/" + path;
+  return r + path;
+}
+
+edits::Edits with_host_layout(edits::Edits e) {
+  e.symlinks.clear();
+  for (auto& m : e.mounts) {
+    if (m.kind != edits::FileKind::kLibrary && m.kind != edits::FileKind::kBinary) continue;
+    m.container_path = m.host_path;
+    if (m.kind != edits::FileKind::kLibrary) continue;
+    auto link = edits::library_symlink(m.container_path);
+    if (link && std::find(e.symlinks.begin(), e.symlinks.end(), *link) == e.symlinks.end())
+      e.symlinks.push_back(std::move(*link));
+  }
+  e.ldcache_folders = library_dirs(e);
+  return e;
+}
+
+std::vector<DeviceNode> to_cdi_device_nodes(const std::vector<edits::DeviceNode>& nodes,
+                                            const std::string& dev_root, DeviceLookup& lookup) {
+  std::vector<DeviceNode> out;
+  for (const auto& n : nodes) {
+    if (n.container_path.empty()) continue;  // a cgroup-only entry
+    DeviceNode d;
+    d.path = n.container_path;
+    std::string host = join_root(dev_root, n.host_path);
+    if (host != d.path) d.host_path = host;
+    if (auto info = lookup.lstat(host)) {
+      d.type = info->type;
+      d.major = info->major;
+      d.minor = info->minor;
+      d.file_mode = info->file_mode;
+    }
+    if (std::find(out.begin(), out.end(), d) == out.end()) out.push_back(std::move(d));
+  }
+  return out;
+}
+
+ContainerEdits to_cdi_common_edits(const edits::Edits& e, const ConvertOptions& o,
+                                   DeviceLookup& lookup) {
+  ContainerEdits out;
+  auto cuda_dirs = libcuda_dirs(e);
+  if (!cuda_dirs.empty())
+    out.env.push_back("NVIDIA_CTK_LIBCUDA_DIR=" + strings::join(cuda_dirs, ":"));
+  out.env.emplace_back("NVIDIA_VISIBLE_DEVICES=void");
+  out.device_nodes = to_cdi_device_nodes(e.device_nodes, o.dev_root, lookup);
+  add_hooks(out, e, o);
+  for (const auto& m : e.mounts)
+    if (m.kind == edits::FileKind::kLibrary) out.mounts.push_back(to_cdi_mount(m, o.driver_root));
+  for (const auto& m : e.mounts)
+    if (m.kind != edits::FileKind::kLibrary) out.mounts.push_back(to_cdi_mount(m, o.driver_root));
+  return out;
+}
+
+}  // namespace nvct::cdi

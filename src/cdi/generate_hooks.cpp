@@ -1,0 +1,62 @@
+#include "nvct/cdi/generate_hooks.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nvct/base/strings.hpp"
+
+namespace nvct::cdi {
+namespace {
+
+bool is_executable_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+std::string lookup(std::string_view name, std::string_view path_env) {
+  for (const auto& dir : strings::split(path_env, ':')) {
+    if (dir.empty() || dir.front() != '/') continue;
+    std::string candidate = dir + (dir.back() == '/' ? "" : "/") + std::string(name);
+    if (is_executable_file(candidate)) return candidate;
+  }
+  return "/usr/bin/" + std::string(name);
+}
+
+}  // namespace
+
+std::string resolve_hook_binary(std::string_view flag, std::string_view path_env) {
+  if (flag.empty()) return lookup("nvidia-cdi-hook", path_env);
+  if (flag.front() == '/') return std::string(flag);
+  return lookup(strings::basename(flag), path_env);
+}
+
+Status validate_hook_options(const HookOptions& options) {
+  if (options.enabled.count("all") != 0)
+    return fail(EINVAL, "enabling all hooks is not supported; name the hooks to enable");
+  return ok();
+}
+
+bool hook_enabled(const HookOptions& options, std::string_view name) {
+  if (options.enabled.count(name) != 0) return true;
+  if (options.disabled.count("all") != 0 || options.disabled.count(name) != 0) return false;
+  return kDefaultDisabledHooks.count(name) == 0;
+}
+
+std::optional<Hook> make_hook(const HookOptions& options, std::string_view name,
+                              const std::vector<std::string>& args) {
+  if (!hook_enabled(options, name)) return std::nullopt;
+  if ((name == "create-symlinks" || name == "chmod") && args.empty()) return std::nullopt;
+  Hook hook;
+  hook.hook_name = "createContainer";
+  hook.path = options.binary;
+  std::string base(strings::basename(options.binary));
+  hook.args.push_back(base);
+  if (base == "nvidia-ctk") hook.args.emplace_back("hook");
+  hook.args.emplace_back(name);
+  hook.args.insert(hook.args.end(), args.begin(), args.end());
+  // A non-empty env is what stops runc <= 1.2 from giving the hook the container's environment.
+  hook.env.push_back(options.debug ? "NVIDIA_CTK_DEBUG=true" : "NVIDIA_CTK_DEBUG=false");
+  return hook;
+}
+
+}  // namespace nvct::cdi
