@@ -33,10 +33,16 @@ bool has_nvidia_prestart_hook(const ordered_json& spec) {
   return false;
 }
 
-ordered_json make_prestart_hook(const std::string& hook_path) {
+ordered_json make_prestart_hook(const std::string& hook_path, const std::string& config_path) {
   ordered_json hook = ordered_json::object();
   hook["path"] = hook_path;
-  hook["args"] = ordered_json::array({std::string(strings::basename(hook_path)), "prestart"});
+  ordered_json args = ordered_json::array({std::string(strings::basename(hook_path))});
+  if (!config_path.empty()) {
+    args.push_back("-config");
+    args.push_back(config_path);
+  }
+  args.push_back("prestart");
+  hook["args"] = std::move(args);
   // An explicit env keeps runc from handing its own (or the container's) environment to a
   // privileged process (CVE-2025-23266 class).
   hook["env"] = ordered_json::array({std::string(kHookMinimalPath)});
@@ -44,7 +50,8 @@ ordered_json make_prestart_hook(const std::string& hook_path) {
   return hook;
 }
 
-Result<bool> add_legacy_prestart_hook(ordered_json& spec, const std::string& hook_path) {
+Result<bool> add_legacy_prestart_hook(ordered_json& spec, const std::string& hook_path,
+                                      const std::string& config_path) {
   if (!spec.is_object()) return fail(EINVAL, "OCI spec is not a JSON object");
   if (has_nvidia_prestart_hook(spec)) {
     log::info("prestart hook already present; not adding another");
@@ -64,7 +71,7 @@ Result<bool> add_legacy_prestart_hook(ordered_json& spec, const std::string& hoo
   if (!prestart->is_array()) {
     return fail(EINVAL, "OCI spec field \"hooks.prestart\" is not an array");
   }
-  prestart->push_back(make_prestart_hook(hook_path));
+  prestart->push_back(make_prestart_hook(hook_path, config_path));
   log::info("added prestart hook {} prestart", hook_path);
   return true;
 }

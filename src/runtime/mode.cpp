@@ -10,6 +10,12 @@ std::string_view mode_name(Mode mode) {
   switch (mode) {
     case Mode::kLegacy:
       return "legacy";
+    case Mode::kCdi:
+      return "cdi";
+    case Mode::kJitCdi:
+      return "jit-cdi";
+    case Mode::kAuto:
+      return "auto";
   }
   return "legacy";
 }
@@ -22,10 +28,14 @@ std::string_view effective_mode_name(std::string_view configured, std::string_vi
 }
 
 Result<Mode> resolve_mode(std::string_view name) {
-  if (name == "legacy" || name == "auto") return Mode::kLegacy;
-  if (name == "cdi" || name == "jit-cdi" || name == "csv") {
+  if (name == "legacy") return Mode::kLegacy;
+  if (name == "cdi") return Mode::kCdi;
+  if (name == "jit-cdi") return Mode::kJitCdi;
+  if (name == "auto") return Mode::kAuto;
+  if (name == "csv") {
     return fail(ENOTSUP, fmt::format("runtime mode \"{}\" is not supported yet by nvct; set "
-                                     "nvidia-container-runtime.mode = \"legacy\"",
+                                     "nvidia-container-runtime.mode = \"legacy\", \"cdi\" or "
+                                     "\"jit-cdi\"",
                                      name));
   }
   if (name.empty()) return fail(EINVAL, "a mode must be specified");

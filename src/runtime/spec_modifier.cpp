@@ -1,8 +1,13 @@
 #include "nvct/runtime/spec_modifier.hpp"
 
+#include <fmt/format.h>
+
 #include "nvct/base/log.hpp"
 #include "nvct/base/strings.hpp"
 #include "nvct/oci/spec_document.hpp"
+#include "nvct/runtime/cdi_mode.hpp"
+#include "nvct/runtime/cdi_mode_auto.hpp"
+#include "nvct/runtime/device_rules.hpp"
 #include "nvct/runtime/legacy_hook.hpp"
 
 namespace nvct::runtime {
@@ -15,20 +20,37 @@ Result<bool> apply_modifiers(nlohmann::ordered_json& spec, const request::Reques
   }
   log::info("GPU container requesting devices [{}]; applying {} mode modifiers",
             strings::join(*request.devices, ","), mode_name(options.mode));
-  switch (options.mode) {
-    case Mode::kLegacy:
-      return add_legacy_prestart_hook(spec, options.hook_path);
-  }
-  return false;
+  if (options.mode != Mode::kLegacy)  // the CDI modes need the config: modify_bundle
+    return fail(EINVAL,
+                fmt::format("mode {} is applied by modify_bundle", mode_name(options.mode)));
+  return add_legacy_prestart_hook(spec, options.hook_path, options.config_path);
 }
 
 Result<BundleOutcome> modify_bundle(const std::string& bundle, const config::Config& cfg,
                                     const ModifierOptions& options) {
   NVCT_ASSIGN_OR_RETURN(auto doc, oci::SpecDocument::load(bundle));
-  NVCT_ASSIGN_OR_RETURN(auto req, with_context(request::from_spec(doc.json(), cfg),
+  Mode mode = options.mode;
+  if (mode == Mode::kAuto) {
+    NVCT_ASSIGN_OR_RETURN(mode, resolve_auto_mode_for_spec(doc.json(), cfg));
+  }
+  // CDI annotations are requests only in cdi mode (request.md §1).
+  NVCT_ASSIGN_OR_RETURN(auto req, with_context(request::from_spec(doc.json(), cfg,
+                                                                  {.cdi_mode = mode == Mode::kCdi}),
                                                "read the GPU request from " + doc.path()));
-  NVCT_ASSIGN_OR_RETURN(bool changed, with_context(apply_modifiers(doc.json(), req, options),
-                                                   "modify " + doc.path()));
+  bool changed = false;
+  if (mode == Mode::kLegacy) {
+    NVCT_ASSIGN_OR_RETURN(changed, with_context(apply_modifiers(doc.json(), req, options),
+                                                "modify " + doc.path()));
+  } else {
+    NVCT_ASSIGN_OR_RETURN(changed, with_context(apply_cdi_mode(doc.json(), mode, req, cfg),
+                                                "modify " + doc.path()));
+  }
+  // Legacy mode: device access also goes into the spec so it survives `systemctl daemon-reload`.
+  if (mode == Mode::kLegacy && req.is_gpu_container()) {
+    NVCT_ASSIGN_OR_RETURN(bool rules, with_context(add_device_rules(doc.json(), req, cfg),
+                                                   "add device rules to " + doc.path()));
+    changed = changed || rules;
+  }
   if (!changed) return BundleOutcome::kUnchanged;
   NVCT_TRY(with_context(doc.save(), "write " + doc.path()));
   log::info("updated {}", doc.path());

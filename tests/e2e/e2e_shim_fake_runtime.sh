@@ -148,7 +148,7 @@ check_eq "GPU create: stdout empty even with --debug" "" "$out"
 check_eq "GPU create: exactly one prestart hook" 1 "$(hooks_in "$B/config.json")"
 check "GPU create: the runtime saw the modified spec" same_file "$REC/config.json" "$B/config.json"
 check_eq "GPU create: hook has absolute path, args[0], env, timeout" \
-  "[\"$HOOK\",[\"nvidia-container-runtime-hook\",\"prestart\"],1,60]" \
+  "[\"$HOOK\",[\"nvidia-container-runtime-hook\",\"-config\",\"$CFG\",\"prestart\"],1,60]" \
   "$(jq -c '.hooks.prestart[0] | [.path, .args, (.env|length), .timeout]' "$B/config.json")"
 check_eq "GPU create: unknown fields and uint64 survive" '18446744073709551615' \
   "$(grep -o '"n":[0-9]*' "$B/config.json" | cut -d: -f2)"
@@ -195,11 +195,11 @@ check_contains "mode bogus: message" 'invalid mode "bogus"' "$err"
 check_contains "mode bogus: --log error line" 'invalid mode \"bogus\"' "$(jq -c 'select(.level=="error")' "$E2E_TMP/bad.json")"
 check "mode bogus: config.json untouched" same_file "$B/config.json" "$E2E_TMP/badmode.orig"
 check "mode bogus: non-create commands still pass through" "$SHIM" delete c6
-write_shim_config "$CFG" "[\"$FAKE\"]" "$HOOK" cdi
+write_shim_config "$CFG" "[\"$FAKE\"]" "$HOOK" csv
 set +e
 err="$("$SHIM" create --bundle "$B" c6 2>&1 >/dev/null)"
 set -e
-check_contains "mode cdi: not supported yet, named" 'runtime mode "cdi" is not supported yet' "$err"
+check_contains "mode csv: not supported yet, named" 'runtime mode "csv" is not supported yet' "$err"
 
 echo keep >"$E2E_TMP/victim"
 ln -sf "$E2E_TMP/victim" "$E2E_TMP/planted.log"

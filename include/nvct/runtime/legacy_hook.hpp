@@ -29,11 +29,13 @@ std::string resolve_hook_path(std::string_view configured, const std::vector<std
 bool has_nvidia_prestart_hook(const nlohmann::ordered_json& spec);
 
 // The hook object {path, args: [basename(path), "prestart"], env: [PATH=...], timeout}.
-nlohmann::ordered_json make_prestart_hook(const std::string& hook_path);
+nlohmann::ordered_json make_prestart_hook(const std::string& hook_path,
+                                          const std::string& config_path = "");
 
 // Appends the prestart hook unless one is already there. Returns whether the spec changed.
 // `hooks: null` is treated as absent; a `hooks` that is not an object or a `prestart` that is
 // not an array is an error (the spec would be rejected by runc anyway).
-Result<bool> add_legacy_prestart_hook(nlohmann::ordered_json& spec, const std::string& hook_path);
+Result<bool> add_legacy_prestart_hook(nlohmann::ordered_json& spec, const std::string& hook_path,
+                                      const std::string& config_path = "");
 
 }  // namespace nvct::runtime

@@ -17,6 +17,9 @@ struct ModifierOptions {
   Mode mode = Mode::kLegacy;
   // Absolute path of the prestart hook (resolve_hook_path).
   std::string hook_path;
+  // The config file the shim loaded, passed to the hook as `-config <path>` so both read the same
+  // file; the hook never looks at its environment for it (security.md §5.2). "" = none.
+  std::string config_path;
 };
 
 // Applies the modifiers of options.mode to a parsed spec for the given request. A request that

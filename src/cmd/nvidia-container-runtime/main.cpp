@@ -109,6 +109,10 @@ Status modify_spec(const config::Config& cfg, const oci::RuntimeArgs& args, cons
   options.mode = mode;
   options.hook_path =
       runtime::resolve_hook_path(cfg.hook.path, runtime::search_dirs(path_env()), probe);
+  // The hook reads the file the shim read; a missing file means defaults for both.
+  if (std::string path = config::default_path(); ::access(path.c_str(), F_OK) == 0) {
+    options.config_path = path;
+  }
   log::debug("{} in bundle \"{}\": mode {}, hook {}", args.subcommand, args.bundle,
              runtime::mode_name(mode), options.hook_path);
   NVCT_TRY(runtime::modify_bundle(args.bundle, cfg, options));

@@ -46,7 +46,8 @@ run_shim_lifecycle() {
   check_eq "$rt_name run: exactly one prestart hook in config.json" 1 \
     "$(jq '[.hooks.prestart[] | select(.path == "'"$HOOK"'")] | length' "$B/config.json")"
   check "$rt_name run: the injected hook ran" test -s "$HOOKDIR/hook-called"
-  check_eq "$rt_name run: hook args" "args=prestart" "$(grep '^args=' "$HOOKDIR/hook-called")"
+  check_eq "$rt_name run: hook args (the shim passes its config file)" "args=-config $CFG prestart" \
+    "$(grep '^args=' "$HOOKDIR/hook-called")"
   check_contains "$rt_name run: hook got only the minimal env" \
     "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
     "$(grep '^env=' "$HOOKDIR/hook-called")"

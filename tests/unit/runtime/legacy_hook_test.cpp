@@ -169,5 +169,11 @@ TEST(ResolveHookPath, EmptyConfigValueUsesDefaultName) {
   EXPECT_EQ(resolve_hook_path("", {"/sbin"}, probe), "/sbin/nvidia-container-runtime-hook");
 }
 
+TEST(LegacyHook, ConfigPathIsPassedToTheHookBeforeTheCommand) {
+  auto hook = make_prestart_hook(kHook, "/etc/nvct/config.toml");
+  EXPECT_EQ(hook["args"], ordered_json::array({"nvidia-container-runtime-hook", "-config",
+                                               "/etc/nvct/config.toml", "prestart"}));
+}
+
 }  // namespace
 }  // namespace nvct::runtime

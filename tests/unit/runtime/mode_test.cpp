@@ -12,10 +12,16 @@ TEST(ResolveMode, LegacyIsLegacy) {
   EXPECT_EQ(mode_name(*m), "legacy");
 }
 
-TEST(ResolveMode, AutoResolvesToLegacyForNow) {
+TEST(ResolveMode, AutoIsResolvedPerContainer) {
   auto m = resolve_mode("auto");
   ASSERT_TRUE(m);
-  EXPECT_EQ(*m, Mode::kLegacy);
+  EXPECT_EQ(*m, Mode::kAuto);
+}
+
+TEST(ResolveMode, CdiAndJitCdiAreModes) {
+  EXPECT_EQ(*resolve_mode("cdi"), Mode::kCdi);
+  EXPECT_EQ(*resolve_mode("jit-cdi"), Mode::kJitCdi);
+  EXPECT_EQ(mode_name(Mode::kJitCdi), "jit-cdi");
 }
 
 class UnsupportedMode : public ::testing::TestWithParam<const char*> {};
@@ -30,7 +36,7 @@ TEST_P(UnsupportedMode, IsAClearNotSupportedErrorNamingTheMode) {
 }
 
 INSTANTIATE_TEST_SUITE_P(ReferenceModes, UnsupportedMode,
-                         ::testing::Values("cdi", "jit-cdi", "csv"));
+                         ::testing::Values("csv"));
 
 TEST(ResolveMode, UnknownModeIsInvalid) {
   auto m = resolve_mode("bogus");

@@ -13,7 +13,12 @@ using nvct::testing::TempDir;
 
 const std::string kHook = "/usr/bin/nvidia-container-runtime-hook";
 
-ModifierOptions legacy() { return ModifierOptions{Mode::kLegacy, kHook}; }
+ModifierOptions legacy() {
+  ModifierOptions options;
+  options.mode = Mode::kLegacy;
+  options.hook_path = kHook;
+  return options;
+}
 
 std::string spec_with_env(const std::string& env_json) {
   return R"({"ociVersion":"1.0.2","process":{"args":["sh"],"env":)" + env_json +

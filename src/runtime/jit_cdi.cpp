@@ -1,0 +1,103 @@
+#include "nvct/runtime/jit_cdi.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+
+#include "nvct/base/log.hpp"
+#include "nvct/base/strings.hpp"
+#include "nvct/cdi/generate_discovery.hpp"
+
+namespace nvct::runtime {
+namespace {
+
+Result<unsigned> parse_channel(std::string_view text) {
+  unsigned value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty())
+    return fail(EINVAL, fmt::format("invalid IMEX channel: {}", text));
+  return value;
+}
+
+void add_unique(std::vector<std::string>& list, const std::string& item) {
+  if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+}
+
+}  // namespace
+
+Result<JitRequest> group_jit_ids(const std::vector<std::string>& ids,
+                                 const std::vector<std::string>& request_imex_channels) {
+  JitRequest out;
+  std::vector<std::string> channels;
+  for (const auto& id : ids) {
+    if (!strings::starts_with(id, "mode=")) {
+      if (id != "none") add_unique(out.device_ids, id);
+      continue;
+    }
+    std::string mode, value;
+    for (const auto& part : strings::split(id, ',')) {
+      if (strings::starts_with(part, "mode=")) mode = part.substr(5);
+      if (strings::starts_with(part, "id=")) value = part.substr(3);
+    }
+    if (mode == "auto" || mode == "nvml") {
+      if (!value.empty() && value != "none") add_unique(out.device_ids, value);
+    } else if (mode == "imex") {
+      if (!value.empty()) add_unique(channels, value);
+    } else {
+      return fail(ENOTSUP, fmt::format("CDI device mode \"{}\" is not supported by nvct's jit-cdi "
+                                       "mode",
+                                       mode));
+    }
+  }
+  for (const auto& ch : request_imex_channels) add_unique(channels, ch);
+  for (const auto& ch : channels) {
+    NVCT_ASSIGN_OR_RETURN(unsigned n, parse_channel(ch));
+    out.imex_channels.push_back(n);
+  }
+  return out;
+}
+
+cdi::GenerateOptions jit_generate_options(const JitRequest& request, const config::Config& cfg,
+                                          std::string_view path_env) {
+  cdi::GenerateOptions o;
+  o.vendor = "runtime.nvidia.com";
+  o.class_name = "gpu";
+  o.device_ids = request.device_ids;
+  o.no_all_device = true;
+  o.imex_channels = request.imex_channels;
+  o.hooks.binary = cdi::resolve_hook_binary(cfg.ctk.path, path_env);
+  if (cfg.runtime.jit_cdi.nvcdi_disable_hooks)
+    o.hooks.disabled.insert(cfg.runtime.jit_cdi.nvcdi_disable_hooks->begin(),
+                            cfg.runtime.jit_cdi.nvcdi_disable_hooks->end());
+  return o;
+}
+
+cdi::ContainerEdits jit_edits(const cdi::Spec& spec) {
+  cdi::ContainerEdits out;
+  for (const auto& d : spec.devices) {
+    for (const auto& n : d.container_edits.device_nodes)
+      if (std::find(out.device_nodes.begin(), out.device_nodes.end(), n) == out.device_nodes.end())
+        out.device_nodes.push_back(n);
+  }
+  out.append(spec.container_edits);
+  return out;
+}
+
+Status apply_jit_cdi(nlohmann::ordered_json& spec, const std::vector<std::string>& ids,
+                     const request::Request& request, const config::Config& cfg,
+                     cdi::DeviceLookup& lookup) {
+  NVCT_ASSIGN_OR_RETURN(auto jit, group_jit_ids(ids, request.imex_channels));
+  const char* path = std::getenv("PATH");
+  auto options = jit_generate_options(jit, cfg, path ? path : "");
+  NVCT_ASSIGN_OR_RETURN(auto info, cdi::discover_driver_for_cdi(cfg.cli.root));
+  NVCT_ASSIGN_OR_RETURN(auto jit_spec, with_context(cdi::build_spec(info, options, lookup),
+                                                    "failed to construct the JIT CDI spec"));
+  log::info("applying JIT CDI edits for devices [{}] from driver {}",
+            strings::join(jit.device_ids, ","), info.nvrm_version);
+  return with_context(cdi::apply_edits(spec, jit_edits(jit_spec), lookup),
+                      "failed to apply the JIT CDI edits");
+}
+
+}  // namespace nvct::runtime
