@@ -1,0 +1,67 @@
+// `nvidia-ctk cdi generate`, `cdi list` and `cdi transform root` (spec/cdi.md §6, §7). The
+// engines live in src/cdi; this file maps flags onto them.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "global_options.hpp"
+#include "nvct/base/error.hpp"
+#include "nvct/cdi/generate.hpp"
+#include "nvct/cdi/spec_io.hpp"
+#include "nvct/config/config.hpp"
+
+namespace nvct::cmd::nvidia_ctk {
+
+// One fully-qualified device name per line, sorted; logs "Found N CDI devices" at info and each
+// registry error as a warning.
+std::string run_cdi_list(const std::vector<std::string>& spec_dirs);
+
+struct TransformRootOptions {
+  std::string from;
+  std::string to;
+  std::string relative_to = "host";
+  std::string input = "-";  // "-" = stdin
+  std::string output;       // "" = stdout
+};
+
+// Reads the spec (input_text when input is "-"), rewrites the root, renders it: JSON when the
+// output path ends in .json, YAML otherwise.
+Result<std::string> run_cdi_transform_root(const TransformRootOptions& options,
+                                           const std::string& input_text);
+
+struct GenerateCommandOptions {
+  std::string output;         // "" = stdout
+  std::string format;         // "" = from the output extension, else yaml
+  std::string mode = "auto";  // nvct generates nvml-mode content only
+  std::string dev_root;       // "" = the driver root
+  std::vector<std::string> device_name_strategies = {"index"};
+  std::string driver_root;  // "" = config nvidia-container-cli.root, else "/"
+  std::string hook_path;    // --nvidia-cdi-hook-path
+  std::string ldconfig_path;
+  std::string vendor = "nvidia.com";
+  std::string class_name = "gpu";
+  std::vector<std::string> disable_hooks;
+  std::vector<std::string> enable_hooks;
+  bool no_all_device = false;
+  std::vector<std::string> device_ids = {"all"};
+};
+
+// The output format: --format when given, else .json -> json and .yaml/.yml (or none) -> yaml.
+Result<cdi::Format> generate_output_format(const GenerateCommandOptions& options);
+
+// Maps the flags onto cdi::GenerateOptions (driver root fallback from the config, hook binary
+// from PATH).
+Result<cdi::GenerateOptions> generate_options(const GenerateCommandOptions& options,
+                                              const config::Config& cfg, bool debug,
+                                              std::string_view path_env);
+
+// Discovers the driver, builds the spec and renders it.
+Result<std::string> run_cdi_generate(const GenerateCommandOptions& options,
+                                     const config::Config& cfg, bool debug);
+
+// Adds `cdi` with its `generate`, `list` and `transform root` subcommands.
+void add_cdi_command(CLI::App& parent, GlobalOptions& globals);
+
+}  // namespace nvct::cmd::nvidia_ctk

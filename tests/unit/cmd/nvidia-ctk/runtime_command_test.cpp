@@ -1,0 +1,105 @@
+// `nvidia-ctk runtime configure` flag names, aliases and defaults (spec/ctk.md §4), parsed by the
+// real CLI11 wiring and run against temporary files.
+#include "runtime_command.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <vector>
+
+#include "nvct/base/log.hpp"
+#include "nvct/testing/temp_dir.hpp"
+
+namespace nvct::cmd::nvidia_ctk {
+namespace {
+
+using nvct::testing::TempDir;
+
+// Parses `nvidia-ctk <args...>` with the runtime command; returns the exit code it would have.
+int run_cli(std::vector<std::string> args) {
+  CLI::App app("test", "nvidia-ctk");
+  GlobalOptions globals;
+  add_runtime_command(app, globals);
+  // CLI11's vector form takes the arguments without argv[0], in reverse order.
+  std::vector<std::string> rev(args.rbegin(), args.rend());
+  try {
+    app.parse(rev);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 1;
+  }
+  log::set_sink(nullptr);
+  return globals.exit_code;
+}
+
+TEST(RuntimeCommand, DockerFlagsAndAliasesReachTheFile) {
+  TempDir dir;
+  auto path = dir.write("daemon.json", "{}");
+  ASSERT_EQ(run_cli({"runtime", "configure", "--config", path, "--nvidia-runtime-name", "nv",
+                     "--runtime-path", "/opt/nv-runtime", "--set-as-default", "--enable-cdi"}),
+            0);
+  auto doc = nlohmann::json::parse(dir.read("daemon.json"));
+  EXPECT_EQ(doc["runtimes"]["nv"]["path"], "/opt/nv-runtime");
+  EXPECT_EQ(doc["default-runtime"], "nv");
+  EXPECT_EQ(doc["features"]["cdi"], true);
+}
+
+TEST(RuntimeCommand, LongFlagNamesAreAccepted) {
+  TempDir dir;
+  auto path = dir.write("daemon.json", "{}");
+  ASSERT_EQ(run_cli({"runtime", "configure", "--runtime=docker", "--config=" + path,
+                     "--nvidia-runtime-path=/p", "--nvidia-set-as-default", "--cdi.enabled",
+                     "--nvidia-runtime-hook-path=/usr/bin/h", "--config-mode=config-file",
+                     "--config-source=file"}),
+            0);
+  auto doc = nlohmann::json::parse(dir.read("daemon.json"));
+  EXPECT_EQ(doc["runtimes"]["nvidia"]["path"], "/p");
+  EXPECT_EQ(doc["default-runtime"], "nvidia");
+  EXPECT_EQ(doc["features"]["cdi"], true);
+  ASSERT_EQ(run_cli({"runtime", "configure", "--config", path, "--cdi.enable"}), 0);
+}
+
+TEST(RuntimeCommand, EmptyDropInEditsTheContainerdFileInPlace) {
+  TempDir dir;
+  auto path = dir.write("config.toml", "version = 2\n");
+  ASSERT_EQ(run_cli({"runtime", "configure", "--runtime", "containerd", "--config", path,
+                     "--drop-in-config", ""}),
+            0);
+  EXPECT_NE(dir.read("config.toml").find("BinaryName = \"/usr/bin/nvidia-container-runtime\""),
+            std::string::npos);
+}
+
+TEST(RuntimeCommand, ContainerdDropInFlag) {
+  TempDir dir;
+  auto path = dir.write("config.toml", "version = 2\n");
+  ASSERT_EQ(run_cli({"runtime", "configure", "--runtime", "containerd", "--config", path,
+                     "--drop-in-config", dir / "conf.d/99-nvidia.toml"}),
+            0);
+  EXPECT_EQ(dir.read("config.toml"),
+            "imports = [\"" + dir.path() + "/conf.d/*.toml\"]\nversion = 2\n");
+}
+
+TEST(RuntimeCommand, ErrorsExitOne) {
+  TempDir dir;
+  EXPECT_EQ(run_cli({"runtime", "configure", "--runtime", "foo"}), 1);
+  EXPECT_EQ(run_cli({"runtime", "configure", "--drop-in-config", dir / "x.json", "--config",
+                     dir / "daemon.json"}),
+            1);
+  EXPECT_EQ(run_cli({"runtime", "configure", "--no-such-flag"}), 1);
+}
+
+TEST(RuntimeCommand, RunPrintsDryRunOutput) {
+  TempDir dir;
+  ctk::ConfigureOptions o;
+  o.config_path = dir / "daemon.json";
+  o.dry_run = true;
+  ctk::ProcessRunner runner;
+  std::ostringstream out;
+  ASSERT_TRUE(run_runtime_configure(o, runner, out));
+  EXPECT_EQ(out.str(),
+            "{\n    \"runtimes\": {\n        \"nvidia\": {\n            \"args\": [],\n"
+            "            \"path\": \"nvidia-container-runtime\"\n        }\n    }\n}\n");
+}
+
+}  // namespace
+}  // namespace nvct::cmd::nvidia_ctk
