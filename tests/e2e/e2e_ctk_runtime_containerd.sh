@@ -3,8 +3,12 @@
 # Debian 12): `containerd config dump` of the edited main file shows the nvidia runtime with its
 # BinaryName and the main file's other settings (drop-in mode and in-place mode), and a version-3
 # file is refused on containerd 1.x instead of being written where 1.x silently ignores it.
+# Finally a private containerd started with a generated config runs a GPU container on the mock
+# driver through `ctr run --runtime io.containerd.runc.v2 --runc-binary <shim>`.
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/containerd.sh"
+source "$(dirname "$0")/lib/rootfs.sh"
+source "$(dirname "$0")/lib/gpu.sh"
 
 require_cmd containerd python3
 ctk="$(nvct_bin nvidia-ctk)"
@@ -133,6 +137,47 @@ if [ "$(containerd_major)" = 1 ]; then
   check_eq "v3: main file untouched" "version = 3" "$(cat "$dir/v3.toml")"
 else
   check_eq "containerd 2.x: version-3 check not applicable" 2 "$(containerd_major)"
+fi
+
+# --- a private containerd started with the generated config runs a container ---
+require_cmd ctr containerd-shim-runc-v2
+gpu_setup one-gpu
+run_dir="$dir/run"
+mkdir -p "$run_dir"
+cat >"$run_dir/config.toml" <<TOML
+version = 2
+root = "$run_dir/root"
+state = "$run_dir/state"
+disabled_plugins = ["io.containerd.grpc.v1.cri"]
+
+[grpc]
+  address = "$run_dir/containerd.sock"
+
+[ttrpc]
+  address = "$run_dir/containerd.ttrpc.sock"
+TOML
+"$ctk" runtime configure --runtime=containerd --config "$run_dir/config.toml" \
+  --drop-in-config "$run_dir/conf.d/99-nvidia.toml" --nvidia-runtime-path "$GPU_SHIM" \
+  2>"$run_dir/ctk.log" || { cat "$run_dir/ctk.log" >&2; e2e_die "runtime configure (run) failed"; }
+containerd --config "$run_dir/config.toml" >"$run_dir/containerd.log" 2>&1 &
+echo $! >"$run_dir/containerd.pid"
+e2e_on_exit "kill \$(cat '$run_dir/containerd.pid') 2>/dev/null; sleep 0.5; umount -R '$run_dir/state' 2>/dev/null"
+for _ in $(seq 100); do [ -S "$run_dir/containerd.sock" ] && break; sleep 0.1; done
+check "private containerd started with the generated config" test -S "$run_dir/containerd.sock"
+make_rootfs "$run_dir/rootfs" glibc
+printf '%s' "$GPU_REPORT" >"$run_dir/rootfs/report.sh"
+out="$run_dir/ctr.out"
+if timeout 120 ctr --address "$run_dir/containerd.sock" run --rm \
+    --runtime io.containerd.runc.v2 --runc-binary "$GPU_SHIM" \
+    --env PATH=/usr/sbin:/usr/bin:/sbin:/bin --env NVIDIA_VISIBLE_DEVICES=all \
+    --mount type=tmpfs,src=tmpfs,dst=/proc/driver,options=nosuid:nodev:noexec \
+    --rootfs "$run_dir/rootfs" nvct-ctk-e2e sh /report.sh >"$out" 2>"$run_dir/ctr.err"; then
+  check_contains "ctr run through the shim: the container has /dev/nvidia0" "/dev/nvidia0" \
+    "$(gpu_nodes "$out")"
+  check_eq "ctr run through the shim: nvidia-smi -L lists the mock GPU" 1 \
+    "$(gpu_field "$out" smi | grep -c '^GPU ')"
+else
+  failed "ctr run through the shim failed: $(tr '\n' ' ' <"$run_dir/ctr.err")"
 fi
 
 e2e_finish

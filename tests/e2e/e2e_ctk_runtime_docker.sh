@@ -2,8 +2,13 @@
 # nvidia-ctk runtime configure --runtime=docker against a real dockerd (20.10 on Debian 12): a
 # private dockerd started with the edited daemon.json lists the nvidia runtime in `docker info`
 # and keeps the file's other settings; after --set-as-default (and --cdi.enabled, which writes
-# "features") a restarted dockerd reports nvidia as its default runtime.
+# "features") a restarted dockerd reports nvidia as its default runtime. In both phases a GPU
+# container runs on the one-GPU mock driver: through `--runtime=nvidia`, then through a plain
+# `docker run` once nvidia is the default.
 source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/rootfs.sh"
+source "$(dirname "$0")/lib/dockerd.sh"
+source "$(dirname "$0")/lib/gpu.sh"
 
 require_root
 require_cmd dockerd docker containerd jq
@@ -11,6 +16,24 @@ ctk="$(nvct_bin nvidia-ctk)"
 shim="$(shim_bin)"
 dir="$E2E_TMP"
 mkdir -p "$dir"/{data,exec}
+# The mock driver, the shim's config (exported, so dockerd and the shim it starts inherit it)
+# and the hook.
+gpu_setup one-gpu
+
+# gpu_container <name> <docker run options...>: runs the GPU report in a container and checks that
+# it saw the mock GPU; the tmpfs on /proc/driver stands in for the driver's procfs (lib/gpu.sh).
+gpu_container() {
+  local name="$1" out="$dir/$1.out"
+  shift
+  if ! timeout 120 docker run --rm --network none --tmpfs /proc/driver \
+      -e NVIDIA_VISIBLE_DEVICES=all "$@" nvct-ctk-e2e:latest sh /report.sh \
+      >"$out" 2>"$dir/$name.err"; then
+    failed "$name: docker run $* failed: $(tr '\n' ' ' <"$dir/$name.err")"
+    return
+  fi
+  check_contains "$name: the container has /dev/nvidia0" "/dev/nvidia0" "$(gpu_nodes "$out")"
+  check_eq "$name: nvidia-smi -L lists the mock GPU" 1 "$(gpu_field "$out" smi | grep -c '^GPU ')"
+}
 
 # lib/dockerd.sh writes its own daemon.json; this test needs dockerd to read the one nvidia-ctk
 # edited, so it starts dockerd itself (with dockerd's own managed containerd, sockets, state and
@@ -70,6 +93,11 @@ check_eq "docker info lists nvidia with the shim path" "$shim" \
 check_eq "docker info keeps the other runtime" /usr/sbin/runc "$(jq -r '.other.path' <<<"$runtimes")"
 check_eq "unrelated key applied (log driver)" local "$(docker info --format '{{.LoggingDriver}}')"
 check_eq "default runtime still runc" runc "$(docker info --format '{{.DefaultRuntime}}')"
+image_rootfs="$dir/image-rootfs"
+make_rootfs "$image_rootfs" glibc
+printf '%s' "$GPU_REPORT" >"$image_rootfs/report.sh"
+docker_import_rootfs "$image_rootfs" nvct-ctk-e2e:latest
+gpu_container runtime-nvidia --runtime=nvidia
 stop_dockerd
 
 "$ctk" runtime configure --runtime=docker --config "$dir/daemon.json" \
@@ -83,6 +111,7 @@ check_eq "docker info: default runtime is nvidia" nvidia "$(docker info --format
 check_eq "docker info: nvidia still listed" "$shim" \
   "$(docker info --format '{{json .Runtimes}}' | jq -r '.nvidia.path')"
 check_eq "docker info: log driver still applied" local "$(docker info --format '{{.LoggingDriver}}')"
+gpu_container default-runtime
 stop_dockerd
 
 e2e_finish
