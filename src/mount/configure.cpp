@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <chrono>
+
 #include "nvct/base/log.hpp"
 #include "nvct/base/strings.hpp"
 #include "nvct/driver/device_nodes.hpp"
@@ -87,9 +89,25 @@ std::string ldconfig_host_path(const ConfigureOptions& o) {
   return ::access("/sbin/ldconfig.real", X_OK) == 0 ? "/sbin/ldconfig.real" : "/sbin/ldconfig";
 }
 
+// Wall time per phase, logged at debug level for bench/hook (discovery = everything before the
+// first change to the container).
+class PhaseClock {
+ public:
+  double lap() {
+    auto now = std::chrono::steady_clock::now();
+    double ms = std::chrono::duration<double, std::milli>(now - last_).count();
+    last_ = now;
+    return ms;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
 }  // namespace
 
 Status configure(const ConfigureOptions& o) {
+  PhaseClock clock;
   NVCT_ASSIGN_OR_RETURN(ValidatedConfigure v, validate_configure_options(o));
   NVCT_ASSIGN_OR_RETURN(ContainerProcess process,
                         staged(open_container_process(*o.pid), "container"));
@@ -113,7 +131,9 @@ Status configure(const ConfigureOptions& o) {
 
   edits::Edits edits = edits::build_edits(info, sel, build);
   auto special = edits::build_special_mounts(info, sel, build);
+  double discovery_ms = clock.lap();
   NVCT_TRY(staged(apply_in_container(process, info.root, o.rootfs, edits, special), "mount"));
+  double mounts_ms = clock.lap();
 
   if (!o.no_cgroups) {
     auto cgroup = find_device_cgroup(process.pid, ::getpid());
@@ -122,6 +142,8 @@ Status configure(const ConfigureOptions& o) {
         with_context(allow_devices(*cgroup, edits.cgroup_rules), "failed to add device rules"),
         "mount"));
   }
+
+  double cgroups_ms = clock.lap();
 
   LdconfigOptions ld;
   ld.host_ldconfig = ldconfig_host_path(o);
@@ -132,6 +154,9 @@ Status configure(const ConfigureOptions& o) {
   ld.gid = process.gid;
   NVCT_TRY(staged(check_still_running(process), "ldcache"));
   NVCT_TRY(staged(run_ldconfig(rootfs, ld), "ldcache"));
+  double ldconfig_ms = clock.lap();
+  log::debug("configure timing: discovery={:.3f}ms mounts={:.3f}ms cgroups={:.3f}ms ldconfig={:.3f}ms",
+             discovery_ms, mounts_ms, cgroups_ms, ldconfig_ms);
   return ok();
 }
 
