@@ -155,10 +155,10 @@ set_hooks() { # set_hooks <with-env> <image env...>
 }
 cp "$B2/config.json" "$B2/config.json.orig"
 mkdir -p "$E2E_TMP/runc-root"
-e2e_on_exit "runc --root '$E2E_TMP/runc-root' delete -f sec-hooks-env"
+e2e_on_exit "runc --root '$E2E_TMP/runc-root' delete -f sec-hooks-env-$$"
 set_hooks 1 "LD_PRELOAD=/proc/self/cwd/poc.so" "LD_LIBRARY_PATH=/proc/self/cwd/evil"
 rc=0
-out="$(runc --root "$E2E_TMP/runc-root" run -b "$B2" sec-hooks-env 2>&1)" || rc=$?
+out="$(runc --root "$E2E_TMP/runc-root" run -b "$B2" sec-hooks-env-$$ 2>&1)" || rc=$?
 check_eq "container with LD_PRELOAD/LD_LIBRARY_PATH in its env runs the hook ($out)" 0 "$rc"
 check_eq "the hook did its job" "libc.so.6" "$out"
 check "no payload ran on the host" test ! -e "$SENT/owned"
@@ -167,11 +167,11 @@ check "no payload ran on the host" test ! -e "$SENT/owned"
 # which shows that the check above can fail.
 runc_minor="$(runc --version | sed -n 's/^runc version 1\.\([0-9]*\).*/\1/p')"
 if [ -n "$runc_minor" ] && [ "$runc_minor" -lt 3 ]; then
-  runc --root "$E2E_TMP/runc-root" delete -f sec-hooks-env >/dev/null 2>&1 || true
+  runc --root "$E2E_TMP/runc-root" delete -f sec-hooks-env-$$ >/dev/null 2>&1 || true
   # LD_PRELOAD only: with the fake libraries of LD_LIBRARY_PATH the loader would stop the hook
   # before any constructor runs.
   set_hooks 0 "LD_PRELOAD=/proc/self/cwd/poc.so"
-  runc --root "$E2E_TMP/runc-root" run -b "$B2" sec-hooks-env >/dev/null 2>&1 || true
+  runc --root "$E2E_TMP/runc-root" run -b "$B2" sec-hooks-env-$$ >/dev/null 2>&1 || true
   check "control: an env-less hook on runc 1.$runc_minor loads the payload" test -e "$SENT/owned"
   rm -f "$SENT/owned"
 else
