@@ -63,7 +63,7 @@ TOML
   local col
   printf '| %-10s | %4d |' "$topology" "$runs"
   for col in 1 2 3 4 5; do printf ' %9.3f |' "$(awk -v c=$col '{print $c}' "$dir/samples" | median)"; done
-  printf ' %6d |\n' "$(awk '{print $6}' "$dir/samples" | median)"
+  printf ' %6.0f |\n' "$(awk '{print $6}' "$dir/samples" | median)"
   RESULT_TOTAL="$(awk '{print $1}' "$dir/samples" | median)"
 }
 
