@@ -8,6 +8,7 @@
 #include <sstream>
 #include <variant>
 
+#include "nvct/base/toml_text.hpp"
 #include "nvct/config/document.hpp"
 #include "nvct/config/host_facts.hpp"
 #include "toml_tree.hpp"
@@ -48,51 +49,7 @@ struct Node {
   std::map<std::string, Child> tables;
 };
 
-std::string quote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-          out += fmt::format("\\u{:04X}", static_cast<unsigned>(static_cast<unsigned char>(c)));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
-std::string format_key(std::string_view key) {
-  bool bare = !key.empty();
-  for (char c : key) {
-    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '-';
-    bare = bare && ok;
-  }
-  return bare ? std::string(key) : quote(key);
-}
+std::string format_key(std::string_view key) { return toml_text::key(key); }
 
 std::string format_value(const toml::node& node);
 
@@ -105,7 +62,7 @@ std::string format_float(double d) {
 }
 
 std::string format_value(const toml::node& node) {
-  if (const auto* s = node.as_string()) return quote(s->get());
+  if (const auto* s = node.as_string()) return toml_text::quote(s->get());
   if (const auto* b = node.as_boolean()) return b->get() ? "true" : "false";
   if (const auto* i = node.as_integer()) return fmt::format("{}", i->get());
   if (const auto* f = node.as_floating_point()) return format_float(f->get());
@@ -204,7 +161,7 @@ void comment_defaults(const Document::Impl& doc, Node& root, bool suse) {
           if constexpr (std::is_same_v<decltype(v), bool>) {
             return v ? "true" : "false";
           } else {
-            return quote(v);
+            return toml_text::quote(v);
           }
         },
         entry.value);

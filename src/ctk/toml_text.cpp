@@ -1,5 +1,7 @@
 #include "nvct/ctk/toml_text.hpp"
 
+#include "nvct/base/toml_text.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -23,52 +25,7 @@ Result<toml::table> parse_toml(std::string_view text, std::string_view origin) {
 
 namespace {
 
-bool is_bare_key(std::string_view key) {
-  if (key.empty()) return false;
-  return std::all_of(key.begin(), key.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '-';
-  });
-}
-
-std::string quote(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '\b':
-        out += "\\b";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      default:
-        if (c < 0x20 || c == 0x7f)
-          out += fmt::format("\\u{:04X}", static_cast<unsigned>(c));
-        else
-          out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
-std::string key_text(std::string_view key) {
-  return is_bare_key(key) ? std::string(key) : quote(key);
-}
+std::string key_text(std::string_view key) { return toml_text::key(key); }
 
 std::string float_text(double v) {
   if (std::isnan(v)) return "nan";
@@ -102,7 +59,7 @@ std::string inline_table_text(const toml::table& tbl) {
 std::string value_text(const toml::node& node) {
   switch (node.type()) {
     case toml::node_type::string:
-      return quote(node.as_string()->get());
+      return toml_text::quote(node.as_string()->get());
     case toml::node_type::integer:
       return std::to_string(node.as_integer()->get());
     case toml::node_type::floating_point:
