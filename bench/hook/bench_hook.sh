@@ -47,7 +47,7 @@ TOML
     printf '{"ociVersion":"1.0.2","id":"bench","status":"creating","pid":%d,"bundle":"%s"}' \
       "$pid" "$bundle" >"$dir/state.json"
     t0="$(date +%s%N)"
-    "$hook" -debug -config "$dir/config.toml" prestart <"$dir/state.json" >/dev/null 2>"$dir/hook.err" || rc=$?
+    ${NVCT_BENCH_HOOK_WRAP:-} "$hook" -debug -config "$dir/config.toml" prestart <"$dir/state.json" >/dev/null 2>"$dir/hook.err" || rc=$?
     t1="$(date +%s%N)"
     local mounts=$(( $(wc -l <"/proc/$pid/mountinfo") - before ))
     kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 #include "nvct/base/file.hpp"
 #include "nvct/base/log.hpp"
@@ -72,6 +73,34 @@ std::vector<unsigned> gpu_minors_from_procfs(const DriverRoot& root) {
   }
   return minors;
 }
+
+std::string dirname_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos || slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// mig-minors lists every possible GPU instance and compute instance of every GPU (8 GPUs give
+// over a thousand lines) while only the configured ones have a capability file: remembering which
+// directories exist answers the others without a lookup each (bench/driver, issue 3).
+class DirectoryMemo {
+ public:
+  DirectoryMemo(const DriverRoot& root, std::string top) : root_(root), top_(std::move(top)) {}
+
+  bool exists(const std::string& dir) {
+    if (auto it = known_.find(dir); it != known_.end()) return it->second;
+    bool present = true;
+    if (dir.size() > top_.size() && strings::starts_with(dir, top_ + "/"))
+      present = exists(dirname_of(dir));
+    if (present) present = root_.exists(dir);
+    known_.emplace(dir, present);
+    return present;
+  }
+
+ private:
+  const DriverRoot& root_;
+  std::string top_;
+  std::map<std::string, bool> known_;
+};
 
 }  // namespace
 
@@ -186,6 +215,7 @@ Status load_kernel_modules(const KmodOptions& o) {
   for (unsigned minor : minors) mk(fmt::format("/dev/nvidia{}", minor), nvidia, minor, params);
 
   if (m.count("nvidia-caps")) {
+    DirectoryMemo dirs(root, std::string(kProcCapabilities));
     if (auto text = root.read(kProcMigMinors, 1u << 20)) {
       auto entries = parse_mig_minors(*text);
       if (!entries) log::warn("{}: {}", kProcMigMinors, entries.error().message());
@@ -193,6 +223,7 @@ Status load_kernel_modules(const KmodOptions& o) {
         bool per_gpu =
             e.kind == MigMinor::Kind::kGpuInstance || e.kind == MigMinor::Kind::kComputeInstance;
         if (per_gpu && e.gpu >= count) continue;
+        if (!dirs.exists(dirname_of(e.proc_path))) continue;
         auto cap = root.read(e.proc_path, 4096);
         if (!cap) continue;  // only caps whose proc file exists
         DeviceFileParams cp = params;

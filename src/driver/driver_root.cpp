@@ -77,13 +77,17 @@ Result<std::string> DriverRoot::resolve(std::string_view path) const {
     }
     done.push_back(c);
     std::string rel = at_path(done);
+    if (known_dirs_->count(rel)) continue;
     struct stat st {};
     if (::fstatat(fd(), rel.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
       return fail_errno(fmt::format("resolve {} in {}", abs_path(done), path_));
     if (!S_ISLNK(st.st_mode)) {
-      if (!todo.empty() && !S_ISDIR(st.st_mode))
+      if (S_ISDIR(st.st_mode)) {
+        known_dirs_->insert(std::move(rel));
+      } else if (!todo.empty()) {
         return fail(ENOTDIR,
                     fmt::format("resolve {} in {}: not a directory", abs_path(done), path_));
+      }
       continue;
     }
     if (++links > kMaxSymlinks)

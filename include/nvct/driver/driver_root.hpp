@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "nvct/base/error.hpp"
@@ -47,10 +48,14 @@ class DriverRoot {
 
  private:
   DriverRoot(std::string path, unique_fd fd)
-      : path_(std::move(path)), fd_(std::make_shared<unique_fd>(std::move(fd))) {}
+      : path_(std::move(path)),
+        fd_(std::make_shared<unique_fd>(std::move(fd))),
+        known_dirs_(std::make_shared<std::unordered_set<std::string>>()) {}
 
   std::string path_;
   std::shared_ptr<unique_fd> fd_;  // shared so DriverRoot is copyable
+  // Root-relative paths (resolve()'s at-form) known to be real directories.
+  std::shared_ptr<std::unordered_set<std::string>> known_dirs_;
   bool openat2_disabled_ = false;
 };
 

@@ -1,5 +1,6 @@
 #include "nvct/driver/device_nodes.hpp"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -116,6 +117,37 @@ TEST_F(DeviceNodesTest, LoadKernelModulesCreatesTheNodesOfAMockRoot) {
   EXPECT_EQ(st("dev/nvidia-caps-imex-channels/channel1").st_rdev, makedev(234, 1));
   // A second run finds everything in place.
   EXPECT_TRUE(load_kernel_modules(o));
+}
+
+TEST_F(DeviceNodesTest, MigCapsAreCreatedOnlyForInstancesWhoseProcFileExists) {
+  dir_.write("proc/devices", "Character devices:\n195 nvidia\n235 nvidia-caps\n\n");
+  // The real file lists every possible instance of every GPU; only gpu1's gi2/ci0 is configured.
+  std::string minors;
+  unsigned minor = 10;
+  for (int gpu = 0; gpu < 2; ++gpu)
+    for (int gi = 0; gi < 3; ++gi) {
+      minors += fmt::format("gpu{}/gi{}/access {}\n", gpu, gi, minor++);
+      for (int ci = 0; ci < 2; ++ci)
+        minors += fmt::format("gpu{}/gi{}/ci{}/access {}\n", gpu, gi, ci, minor++);
+    }
+  dir_.write("proc/driver/nvidia-caps/mig-minors", minors);
+  // gpu1/gi2 is minor 10 + 9 + 6 = 25, its ci0 26, ci1 27 (no proc file).
+  dir_.write("proc/driver/nvidia/capabilities/gpu1/mig/gi2/access", "DeviceFileMinor: 25\n");
+  dir_.write("proc/driver/nvidia/capabilities/gpu1/mig/gi2/ci0/access", "DeviceFileMinor: 26\n");
+  fs::create_directories(dir_ / "proc/driver/nvidia/capabilities/gpu0/mig");
+  for (const char* bus : {"0000:17:00.0", "0000:2a:00.0"}) {
+    dir_.write(fmt::format("sys/bus/pci/devices/{}/vendor", bus), "0x10de\n");
+    dir_.write(fmt::format("sys/bus/pci/devices/{}/class", bus), "0x030200\n");
+  }
+  KmodOptions o;
+  o.root = dir_.path();
+  ASSERT_TRUE(load_kernel_modules(o));
+  std::vector<std::string> caps;
+  for (const auto& e : fs::directory_iterator(dir_ / "dev/nvidia-caps"))
+    caps.push_back(e.path().filename().string());
+  std::sort(caps.begin(), caps.end());
+  EXPECT_EQ(caps, (std::vector<std::string>{"nvidia-cap25", "nvidia-cap26"}));
+  EXPECT_EQ(st("dev/nvidia-caps/nvidia-cap26").st_rdev, makedev(235, 26));
 }
 
 TEST_F(DeviceNodesTest, ProcfsMinorsNameTheGpuNodesWithoutSysfs) {

@@ -68,6 +68,23 @@ TEST_F(DriverRootTest, FileInThePathIsNotADirectory) {
   EXPECT_EQ(r.error().code(), ENOTDIR);
 }
 
+TEST_F(DriverRootTest, RememberedDirectoriesGiveTheSameAnswersAsAFreshWalk) {
+  auto root = *DriverRoot::open(dir_.path());
+  auto copy = root;  // copies share what was learnt
+  EXPECT_EQ(*root.resolve("/usr/lib/x86_64-linux-gnu/libcuda.so.1"),
+            "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.14");
+  EXPECT_EQ(*copy.resolve("/lib/x86_64-linux-gnu/libcuda.so.1"),
+            "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.14");
+  // A regular file is never remembered as a directory.
+  auto through_file = copy.resolve("/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.14/x");
+  ASSERT_FALSE(through_file);
+  EXPECT_EQ(through_file.error().code(), ENOTDIR);
+  auto fresh = *DriverRoot::open(dir_.path());
+  for (const char* p : {"/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/lib/x86_64-linux-gnu",
+                        "/lib/x86_64-linux-gnu/../x86_64-linux-gnu/libcuda.so.1"})
+    EXPECT_EQ(*root.resolve(p), *fresh.resolve(p)) << p;
+}
+
 TEST_F(DriverRootTest, OpenFileStaysInTheRootWithAndWithoutOpenat2) {
   for (bool disabled : {false, true}) {
     auto root = DriverRoot::open(dir_.path());
