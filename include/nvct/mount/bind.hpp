@@ -52,8 +52,13 @@ bool classic_mount_api_forced();
 // Mounts done through the classic path since the start.
 std::uint64_t classic_mount_count();
 
-// Whether the mount `fd` is on has no shared propagation (from /proc/thread-self/mountinfo).
+// Whether the mount `fd` is on has no shared propagation: statmount(2) where the kernel has it,
+// else /proc/thread-self/mountinfo.
 Result<bool> mount_is_private(int fd);
+// The two ways separately (tests): nullopt when statmount is unavailable or its reply is not
+// about this mount.
+std::optional<bool> mount_is_private_statmount(int fd);
+Result<bool> mount_is_private_mountinfo(int fd);
 // The mount id of the mount `fd` is on (statx STATX_MNT_ID).
 Result<std::uint64_t> mount_id_of(int fd);
 

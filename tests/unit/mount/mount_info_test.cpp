@@ -1,6 +1,9 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mount.h>
+#include <sys/utsname.h>
+
+#include <cstdio>
 
 #include "mount_sandbox.hpp"
 #include "nvct/mount/bind.hpp"
@@ -24,6 +27,38 @@ TEST(MountInfo, NewMountHasItsOwnIdAndSharedIsDetected) {
   EXPECT_TRUE(*mount_is_private(top.get()));
   ASSERT_EQ(::mount(nullptr, box.path("rootfs/m").c_str(), nullptr, MS_SHARED, nullptr), 0);
   EXPECT_FALSE(*mount_is_private(top.get()));
+}
+
+// statmount and mountinfo must agree on every mount this process sees, shared and private.
+TEST(MountInfo, StatmountAndMountinfoAgree) {
+  Sandbox box;
+  box.mkdir("rootfs/shared");
+  box.mkdir("rootfs/private");
+  ASSERT_EQ(::mount("tmpfs", box.path("rootfs/shared").c_str(), "tmpfs", 0, nullptr), 0);
+  ASSERT_EQ(::mount(nullptr, box.path("rootfs/shared").c_str(), nullptr, MS_SHARED, nullptr), 0);
+  ASSERT_EQ(::mount("tmpfs", box.path("rootfs/private").c_str(), "tmpfs", 0, nullptr), 0);
+  ASSERT_EQ(::mount(nullptr, box.path("rootfs/private").c_str(), nullptr, MS_PRIVATE, nullptr), 0);
+  unique_fd shared(::open(box.path("rootfs/shared").c_str(), O_PATH | O_CLOEXEC));
+  unique_fd priv(::open(box.path("rootfs/private").c_str(), O_PATH | O_CLOEXEC));
+  unique_fd root(::open("/", O_PATH | O_CLOEXEC));
+  struct utsname u {};
+  ::uname(&u);
+  unsigned major = 0, minor = 0;
+  std::sscanf(u.release, "%u.%u", &major, &minor);
+  bool has_statmount = major > 6 || (major == 6 && minor >= 8);
+  for (int fd : {shared.get(), priv.get(), root.get()}) {
+    auto by_statmount = mount_is_private_statmount(fd);
+    auto by_mountinfo = mount_is_private_mountinfo(fd);
+    ASSERT_TRUE(by_mountinfo) << by_mountinfo.error().message();
+    // Linux 6.8+ must answer through statmount; a missing answer there means the layout or
+    // the syscall number is wrong.
+    ASSERT_EQ(by_statmount.has_value(), has_statmount) << u.release;
+    if (by_statmount) {
+      EXPECT_EQ(*by_statmount, *by_mountinfo);
+    }
+  }
+  EXPECT_EQ(*mount_is_private(shared.get()), false);
+  EXPECT_EQ(*mount_is_private(priv.get()), true);
 }
 
 }  // namespace
