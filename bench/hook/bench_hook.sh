@@ -3,8 +3,11 @@
 # driver roots. Each run gets a fresh glibc rootfs and a fresh container: a process in its own
 # mount namespace and device cgroup, as runc leaves it when prestart hooks run. The hook's own
 # phase split comes from its "configure timing" debug line; the mount count from the container's
-# mountinfo. Prints a table. The gate is a regression guard only (100x the 5 ms target): nvct
-# does not meet the target yet (see the issue notes), and a shared 2-core CI host is noisy.
+# mountinfo. Prints a table. The 8-GPU case runs twice: with the container rootfs on the disk
+# the test runs from, and on a tmpfs, because creating a mount target (an inode) costs about
+# 0.5 ms on some virtual disks (this project's CI VM) against a few microseconds on tmpfs, and a
+# hook makes some sixty of them. The gate is a regression guard only (100x the 5 ms target):
+# nvct does not meet the target (see the issue notes), and a shared 2-core CI host is noisy.
 source "$(dirname "$0")/../../tests/e2e/lib/common.sh"
 source "$(dirname "$0")/../../tests/e2e/lib/rootfs.sh"
 
@@ -18,11 +21,15 @@ target_ms=5
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 bench_topology() {
-  local topology="$1" root="$E2E_TMP/$1-root" dir="$E2E_TMP/$1" i
-  bash "$NVCT_SOURCE_DIR/tests/mock-driver/make-driver-root.sh" --build-dir "$NVCT_BUILD_DIR" \
+  local topology="$1" where="$2" root="$E2E_TMP/$1-root" dir="$E2E_TMP/$1-$2" i
+  [ -d "$root" ] || bash "$NVCT_SOURCE_DIR/tests/mock-driver/make-driver-root.sh" --build-dir "$NVCT_BUILD_DIR" \
     --topology "$NVCT_SOURCE_DIR/tests/mock-driver/topologies/$topology.conf" --out "$root" \
     >"$E2E_TMP/make.log" 2>&1 || e2e_die "make-driver-root.sh failed: $(tail -5 "$E2E_TMP/make.log")"
   mkdir -p "$dir"
+  if [ "$where" = tmpfs ]; then
+    mount -t tmpfs -o size=512m nvct-bench-hook "$dir" || e2e_die "cannot mount a tmpfs at $dir"
+    e2e_on_exit "umount -l '$dir'"
+  fi
   cat >"$dir/config.toml" <<TOML
 [nvidia-container-cli]
 root = "$root"
@@ -39,7 +46,10 @@ TOML
     bundle_set_env "$bundle" NVIDIA_VISIBLE_DEVICES=all NVIDIA_DRIVER_CAPABILITIES=utility,compute
     mkdir "$cg"
     echo a >"$cg/devices.deny"
-    unshare -m --propagation private sh -c "echo \$\$ >'$cg/cgroup.procs' && exec sleep 600" &
+    # runc's procfs on /proc; a tmpfs on /proc/driver stands in for the driver's directory.
+    unshare -m --propagation private sh -c "echo \$\$ >'$cg/cgroup.procs' &&
+      mount -t proc proc '$bundle/rootfs/proc' && mount -t tmpfs tmpfs '$bundle/rootfs/proc/driver' &&
+      exec sleep 600" &
     pid=$!
     for _ in $(seq 50); do grep -q "nvct-bench-hook-$$-$i" "/proc/$pid/cgroup" 2>/dev/null && break; sleep 0.02; done
     local before
@@ -61,18 +71,20 @@ TOML
       printf "%.3f %s %s %s %s %d\n", total / 1000, v["discovery"], v["mounts"], v["cgroups"], v["ldconfig"], mounts }' >>"$dir/samples"
   done
   local col
-  printf '| %-10s | %4d |' "$topology" "$runs"
+  printf '| %-10s | %-7s | %4d |' "$topology" "$where" "$runs"
   for col in 1 2 3 4 5; do printf ' %9.3f |' "$(awk -v c=$col '{print $c}' "$dir/samples" | median)"; done
   printf ' %6.0f |\n' "$(awk '{print $6}' "$dir/samples" | median)"
   RESULT_TOTAL="$(awk '{print $1}' "$dir/samples" | median)"
 }
 
 echo "nvidia-container-runtime-hook prestart, utility,compute, NVIDIA_VISIBLE_DEVICES=all: medians in ms, load average $(cut -d' ' -f1 /proc/loadavg)"
-echo "| topology   | runs | hook wall | discovery |    mounts |   cgroups |  ldconfig | mounts |"
-echo "|------------|------|-----------|-----------|-----------|-----------|-----------|--------|"
-bench_topology one-gpu
-bench_topology eight-gpus
-echo "target: <= $target_ms ms hook wall time for 8 GPUs including the ldcache update; failure past $((100 * target_ms)) ms"
+echo "| topology   | rootfs  | runs | hook wall | discovery |    mounts |   cgroups |  ldconfig | mounts |"
+echo "|------------|---------|------|-----------|-----------|-----------|-----------|-----------|--------|"
+bench_topology one-gpu disk
+bench_topology eight-gpus tmpfs
+TMPFS_TOTAL="$RESULT_TOTAL"
+bench_topology eight-gpus disk
+echo "target: <= $target_ms ms hook wall time for 8 GPUs including the ldcache update (8 GPUs: $TMPFS_TOTAL ms with the rootfs on tmpfs, $RESULT_TOTAL ms on disk); failure past $((100 * target_ms)) ms"
 if awk -v t="$RESULT_TOTAL" -v max="$((100 * target_ms))" 'BEGIN { exit !(t > max) }'; then
   failed "8-GPU prestart median $RESULT_TOTAL ms is past $((100 * target_ms)) ms"
 else

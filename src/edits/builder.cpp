@@ -160,6 +160,15 @@ Edits build_edits(const driver::DriverInfo& info, const driver::DeviceSelection&
     if (i < info.gpus.size()) proc.gpu_bus_ids.push_back(info.gpus[i].bus_id);
   e.procfs = std::move(proc);
 
+  // §4.1 step 3 and §4.2 step 3: graphics libs (graphics or display) get the EGL application
+  // profile; selected MIG devices are already represented by their parent GPU.
+  if (c.graphics_libs()) {
+    ApplicationProfileEdit profile;
+    for (auto i : sel.gpus)
+      if (i < info.gpus.size()) profile.gpu_minors.push_back(info.gpus[i].minor);
+    e.application_profile = std::move(profile);
+  }
+
   for (const auto& b : info.bins)
     if (binary_wanted(b.capability, c))
       e.mounts.push_back(file_mount(b.path, join_dir(o.layout.bins_dir, strings::basename(b.path)),

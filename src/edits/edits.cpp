@@ -35,7 +35,8 @@ std::string CgroupRule::to_string() const {
 
 bool Edits::empty() const {
   return device_nodes.empty() && mounts.empty() && symlinks.empty() && env.empty() &&
-         cgroup_rules.empty() && ldcache_folders.empty() && !procfs && hooks.empty();
+         cgroup_rules.empty() && ldcache_folders.empty() && !procfs && !application_profile &&
+         hooks.empty();
 }
 
 namespace {
@@ -61,6 +62,13 @@ void Edits::merge(const Edits& other) {
       procfs = other.procfs;
     } else {
       append_unique(procfs->gpu_bus_ids, other.procfs->gpu_bus_ids);
+    }
+  }
+  if (other.application_profile) {
+    if (!application_profile) {
+      application_profile = other.application_profile;
+    } else {
+      append_unique(application_profile->gpu_minors, other.application_profile->gpu_minors);
     }
   }
 }

@@ -175,6 +175,14 @@ Status bind_mount(const Root& rootfs, const Source& source, const std::string& c
         source.kind == SourceKind::kDirectory ? TargetKind::kDirectory : TargetKind::kFile;
     NVCT_ASSIGN_OR_RETURN(Target target,
                           create_target(rootfs, container_path, kind, policy, &journal));
+    // A mount attached under a shared mount is copied to every peer of that mount at once,
+    // before any flag can be set on it (mount(2) binds read-write and shared; move_mount is
+    // copied too): peers may be the host's. The check after mounting would come too late.
+    NVCT_ASSIGN_OR_RETURN(bool parent_private, mount_is_private(target.parent.get()));
+    if (!parent_private)
+      return fail(EPERM, fmt::format("the mount holding {} has shared propagation: mounting "
+                                     "there would propagate to other mount namespaces",
+                                     target.path));
     unique_fd top;
     bool classic = !tree;
     if (!classic) {

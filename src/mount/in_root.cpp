@@ -10,6 +10,8 @@
 #include <atomic>
 #include <climits>
 
+#include "nvct/base/log.hpp"
+
 namespace nvct::mount {
 namespace {
 
@@ -82,7 +84,10 @@ Result<unique_fd> Root::open_in_root(const std::string& path, int flags) const {
     if (err != ENOSYS && err != EPERM)
       return fail_errno(fmt::format("open {} in root {}", path, path_), err);
   }
-  g_fallback_count.fetch_add(1);
+  // Once per process, so the security tests can prove which resolver a run really used.
+  if (g_fallback_count.fetch_add(1) == 0)
+    log::debug("resolving paths in root {} with the userspace walker ({})", path_,
+               g_force_fallback.load() ? "fallback forced" : "openat2 unavailable");
   return with_context(resolve_with_walker(*this, path, flags),
                       fmt::format("open {} in root {}", path, path_));
 }

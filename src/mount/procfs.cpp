@@ -118,6 +118,21 @@ Status mount_tmpfs(const Root& rootfs, const std::vector<ProcFile>& files, Journ
   return ok();
 }
 
+// The driver's files go under the container's /proc only when that is a real procfs (the one
+// runc mounted): a /proc directory of the image would take the tmpfs and the gpus/ binds and
+// then serve its own content beside them (security.md checklist #13).
+Status check_container_procfs(const Root& rootfs) {
+  NVCT_ASSIGN_OR_RETURN(unique_fd proc, rootfs.open_in_root("/proc", O_PATH | O_DIRECTORY));
+  struct statfs fs {};
+  if (::fstatfs(proc.get(), &fs) != 0) return fail_errno("statfs /proc in the container");
+  if (fs.f_type != PROC_SUPER_MAGIC)
+    return fail(EXDEV, fmt::format("/proc in the container is not procfs (filesystem type {:#x}): "
+                                   "refusing to mount the driver's procfs files on the image's "
+                                   "own /proc",
+                                   static_cast<unsigned long>(fs.f_type)));
+  return ok();
+}
+
 Status mount_gpu_dir(const Root& host_root, const Root& rootfs, const std::string& host_dir,
                      const std::string& bus_id, Journal& journal) {
   std::string id = bus_id;
@@ -148,6 +163,7 @@ Status mount_procfs(const Root& host_root, const Root& rootfs, const edits::Proc
                     Journal& journal) {
   auto run = [&]() -> Status {
     NVCT_ASSIGN_OR_RETURN(auto files, read_host_files(host_root, edit.host_proc_dir));
+    NVCT_TRY(check_container_procfs(rootfs));
     NVCT_TRY(mount_tmpfs(rootfs, files, journal));
     for (const auto& id : edit.gpu_bus_ids)
       NVCT_TRY(mount_gpu_dir(host_root, rootfs, edit.host_proc_dir, id, journal));

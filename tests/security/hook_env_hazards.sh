@@ -10,12 +10,14 @@
 #       hook (bad driver root, bad capabilities);
 #   #18 PATH with a fake ldconfig/nvidia-modprobe first.
 # Expected: the container gets its GPU, and no marker, debug output or fake-helper trace appears.
+# NVCT_HOOK_VARIANT (set by CTest) runs the hook normally or under tests/security/no_openat2.
 source "$(dirname "$0")/../e2e/lib/common.sh"
 source "$(dirname "$0")/../e2e/lib/rootfs.sh"
 source "$(dirname "$0")/../e2e/lib/gpu.sh"
 require_cmd gcc
 
 gpu_setup one-gpu
+gpu_hook_variant
 marker="$E2E_TMP/owned"
 
 # The payload: any process that loads it leaves "<pid> <exe>" in the marker file.
@@ -61,7 +63,7 @@ bundle_set_env "$b" NVIDIA_VISIBLE_DEVICES=0 \
   "PATH=$E2E_TMP/evil-bin:/proc/self/cwd/evil-bin:/usr/bin:/bin:/sbin"
 cp -r "$E2E_TMP/evil-bin" "$b/evil-bin"
 
-if gpu_run "$b" hazards; then
+if gpu_variant_run "$b" hazards; then
   check_eq "the container still got its GPU" \
     "NVIDIA H100 80GB HBM3 (UUID: GPU-11111111-2222-3333-4444-555555555550)" \
     "$(gpu_smi_gpus "$E2E_TMP/hazards.out")"
@@ -72,6 +74,7 @@ check "#15/#16: no host process loaded the payload or ran a fake helper" test ! 
 check "#16: no LD_DEBUG_OUTPUT file on the host" bash -c "! ls '$E2E_TMP'/lddebug* >/dev/null 2>&1"
 check "#17: the offered config was not used (the hook's own config pointed at the mock root)" \
   grep -q "^node /dev/nvidia0$" "$E2E_TMP/hazards.out"
+gpu_check_variant hazards
 [ -e "$marker" ] && echo "marker: $(cat "$marker")" >&2
 
 e2e_finish

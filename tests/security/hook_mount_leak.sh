@@ -4,11 +4,13 @@
 # container must be private, so nothing propagates back into the host's mount namespace: after
 # the container exits, the host's mount table is exactly what it was. (nvct's mount library
 # refuses such a target outright, which is the fail-closed branch below.)
+# NVCT_HOOK_VARIANT (set by CTest) runs the hook normally or under tests/security/no_openat2.
 source "$(dirname "$0")/../e2e/lib/common.sh"
 source "$(dirname "$0")/../e2e/lib/rootfs.sh"
 source "$(dirname "$0")/../e2e/lib/gpu.sh"
 
 gpu_setup one-gpu
+gpu_hook_variant
 shared="$E2E_TMP/shared-libdir"
 mkdir -p "$shared"
 mount --bind "$shared" "$shared"
@@ -24,7 +26,7 @@ jq '.linux.rootfsPropagation = "shared"' "$b/config.json" >"$b/config.json.new"
 mv "$b/config.json.new" "$b/config.json"
 # SAFE (security.md §9): either the container runs with every mount confined, or creation fails
 # closed with a clear error (nvct's mount library refuses targets on shared mounts).
-if gpu_run "$b" leak; then
+if gpu_variant_run "$b" leak; then
   check_eq "ran: the container got libcuda.so.1 in the shared directory" \
     "/usr/lib/x86_64-linux-gnu/libcuda.so.1" \
     "$(gpu_field "$E2E_TMP/leak.out" lib | awk '$1 == "libcuda.so.1" { print $2 }')"
@@ -33,6 +35,7 @@ else
     "nvidia-container-cli: mount error: " "$(cat "$E2E_TMP/leak.err")"
   check_contains "refused: ... because of the shared mount" "shared propagation" "$(cat "$E2E_TMP/leak.err")"
 fi
+gpu_check_variant leak
 check_eq "no mount propagated into the host's shared directory" 1 \
   "$(grep -c "$shared" /proc/self/mountinfo)"
 check_eq "host mount table unchanged" "$before" "$(gpu_host_mounts)"

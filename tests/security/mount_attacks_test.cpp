@@ -261,15 +261,29 @@ TEST_F(Attack, TypeMismatchIsAClearError) {
 }
 
 // #13 fake-proc
-TEST_F(Attack, FakeProcInImageIsNeverReadAndSymlinkedProcIsRefused) {
+TEST_F(Attack, FakeProcInImageIsRefusedNeverReadAndSymlinkedProcIsRefused) {
   box.write("rootfs/proc/driver/nvidia/params", "ModifyDeviceFiles: 1\nFAKE\n");
   edits::Edits e;
   e.procfs = edits::ProcfsEdit{};
+  // The image's /proc directory, without runc's procfs on it, is refused.
+  auto fake = attempt(e);
+  ASSERT_FALSE(fake);
+  EXPECT_NE(fake.error().message().find("is not procfs"), std::string::npos)
+      << fake.error().message();
+  EXPECT_EQ(testing::read_text(box.path("rootfs/proc/driver/nvidia/params")),
+            "ModifyDeviceFiles: 1\nFAKE\n");
+  // Under runc's procfs (a tmpfs on /proc/driver stands in for the driver's directory on this
+  // module-less host), the files seen there are the host's, rewritten.
+  ASSERT_EQ(::mount("proc", box.path("rootfs/proc").c_str(), "proc", 0, nullptr), 0);
+  ASSERT_EQ(::mount("tmpfs", box.path("rootfs/proc/driver").c_str(), "tmpfs", 0, nullptr), 0);
+  box.write("rootfs/proc/driver/nvidia/params", "ModifyDeviceFiles: 1\nFAKE\n");
   Journal j;
   ASSERT_TRUE(apply_edits(host(), rootfs(), e, j));
   EXPECT_EQ(testing::read_text(box.path("rootfs/proc/driver/nvidia/params")),
             "ModifyDeviceFiles: 0\n");
   EXPECT_TRUE(j.rollback());
+  ASSERT_EQ(::umount2(box.path("rootfs/proc/driver").c_str(), MNT_DETACH), 0);
+  ASSERT_EQ(::umount2(box.path("rootfs/proc").c_str(), MNT_DETACH), 0);
   fs::remove_all(box.path("rootfs/proc"));
   box.symlink(sentinel(), "rootfs/proc");
   box.mkdir("rootfs" + sentinel() + "/driver/nvidia");

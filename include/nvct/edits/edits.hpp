@@ -90,6 +90,14 @@ struct ProcfsEdit {
   friend bool operator==(const ProcfsEdit&, const ProcfsEdit&) = default;
 };
 
+// The graphics application profile of legacy mode (mount.md §7.2): a tmpfs on
+// /etc/nvidia/nvidia-application-profiles-rc.d and 10-container.conf with EGLVisibleDGPUDevices =
+// OR of (1 << minor) of the selected GPUs (MIG devices count as their parent GPU).
+struct ApplicationProfileEdit {
+  std::vector<unsigned> gpu_minors;
+  friend bool operator==(const ApplicationProfileEdit&, const ApplicationProfileEdit&) = default;
+};
+
 // An OCI hook to inject (cdi/ and runtime/ consumers).
 struct Hook {
   std::string stage;  // "createContainer", "prestart", ...
@@ -109,6 +117,8 @@ struct Edits {
   // Container directories ldconfig must scan, in order.
   std::vector<std::string> ldcache_folders;
   std::optional<ProcfsEdit> procfs;
+  // Only with graphics or display (legacy appliers; CDI uses the update-application-profile hook).
+  std::optional<ApplicationProfileEdit> application_profile;
   std::vector<Hook> hooks;
 
   bool empty() const;

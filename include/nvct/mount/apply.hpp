@@ -1,5 +1,6 @@
 // Applies the file-system part of an edits value to a rootfs in the driver-mount order of
-// mount.md §4.1 (procfs, files, symlinks, device nodes), all or nothing: on the first failure
+// mount.md §4.1 (procfs, the graphics profile tmpfs, files, symlinks, device nodes, then the
+// profile file of the selected GPUs), all or nothing: on the first failure
 // everything done so far is rolled back and the error returned. Cgroup rules and ldconfig are
 // separate steps (no-cgroups is the caller's decision).
 #pragma once

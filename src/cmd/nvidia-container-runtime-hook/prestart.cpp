@@ -1,6 +1,7 @@
 #include "prestart.hpp"
 
 #include <fmt/format.h>
+#include <stdlib.h>
 
 #include "configure_options.hpp"
 #include "nvct/base/log.hpp"
@@ -67,6 +68,26 @@ Result<std::string> container_rootfs(const nlohmann::ordered_json& spec,
   return rootfs;
 }
 
+Result<std::string> real_container_rootfs(const nlohmann::ordered_json& spec,
+                                          const std::string& bundle) {
+  auto real_path = [](const std::string& path) -> Result<std::string> {
+    char* resolved = ::realpath(path.c_str(), nullptr);
+    if (!resolved) return fail_errno(fmt::format("resolve {}", path));
+    std::string out = resolved;
+    std::free(resolved);
+    return out;
+  };
+  NVCT_ASSIGN_OR_RETURN(std::string real_bundle, real_path(bundle));
+  NVCT_ASSIGN_OR_RETURN(std::string rootfs, container_rootfs(spec, real_bundle));
+  NVCT_ASSIGN_OR_RETURN(std::string real_rootfs,
+                        with_context(real_path(rootfs), "container root"));
+  if (real_rootfs != rootfs)
+    return fail(ELOOP, fmt::format("container root {} resolves to {}: root.path must not go "
+                                   "through a symbolic link",
+                                   rootfs, real_rootfs));
+  return rootfs;
+}
+
 int run_prestart(const config::Config& cfg, std::string_view state_json, bool debug,
                  const PrestartEnv& env) {
   auto fail_with = [&](const Error& error) {
@@ -99,7 +120,7 @@ int run_prestart(const config::Config& cfg, std::string_view state_json, bool de
   }
   if (*mode) env.print((*mode)->line);
 
-  auto rootfs = container_rootfs(spec, state->bundle);
+  auto rootfs = real_container_rootfs(spec, state->bundle);
   if (!rootfs) return fail_with(rootfs.error());
 
   auto options = configure_options(cfg, *mount_req, HookContext{state->pid, *rootfs, debug});

@@ -35,6 +35,13 @@ Status check_spec_fields(const nlohmann::ordered_json& spec);
 // "/"), lexically cleaned; "/" is refused.
 Result<std::string> container_rootfs(const nlohmann::ordered_json& spec, const std::string& bundle);
 
+// container_rootfs() on the real path of the bundle, refused when root.path itself goes through a
+// symbolic link: runc refuses such a root at create (its config validator compares the path
+// with its resolution), so a link found here was put in after that check, and following it would
+// point the mount library at a host directory.
+Result<std::string> real_container_rootfs(const nlohmann::ordered_json& spec,
+                                          const std::string& bundle);
+
 // Everything that touches the host or the container, injectable for tests.
 struct PrestartEnv {
   std::function<Status(const mount::ConfigureOptions&)> configure;

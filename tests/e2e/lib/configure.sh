@@ -1,12 +1,14 @@
 # shellcheck shell=bash
 # Helpers for the `nvidia-container-cli configure` e2e tests: a mock driver root, a glibc rootfs
 # and a stand-in for a container at prestart (a process in its own private mount namespace whose
-# view of the rootfs is not pivoted yet), optionally in its own v1 device cgroup.
+# view of the rootfs is not pivoted yet, with a procfs on its /proc), optionally in its own v1
+# device cgroup.
 # Source after common.sh and rootfs.sh.
 #   cfg_setup <topology>        -> CFG_ROOT (driver root), CFG_ROOTFS, CFG_CLI
 #   cfg_start_container [cg]    -> CFG_PID (killed on exit); with cg: own devices cgroup, deny all
 #   cfg_in <shell command>      runs in the container's namespace, chrooted into the rootfs
-#   cfg_container_mounts        mount points under the rootfs in the container's namespace
+#   cfg_container_mounts        mount points under the rootfs in the container's namespace, but
+#                               the procfs and /proc/driver tmpfs of cfg_start_container
 #   cfg_host_mounts             mount lines of this namespace that mention the test's temp dir
 #   cfg_stop_container          kills the container (its namespace and mounts go with it)
 
@@ -30,7 +32,11 @@ CFG_CGROUP=""
 CFG_STARTS=0
 
 cfg_start_container() {
-  local want_cgroup="${1:-}" script='exec sleep 600'
+  # runc's procfs on the rootfs's /proc, and a tmpfs on /proc/driver standing in for the
+  # driver's directory (this host has no nvidia module); both only in the container's namespace.
+  mkdir -p "$CFG_ROOTFS/proc"
+  local proc="mount -t proc proc '$CFG_ROOTFS/proc' && mount -t tmpfs tmpfs '$CFG_ROOTFS/proc/driver'"
+  local want_cgroup="${1:-}" script="$proc && exec sleep 600"
   if [ -n "$want_cgroup" ]; then
     [ -d /sys/fs/cgroup/devices ] || e2e_die "no cgroup v1 devices hierarchy on this host"
     CFG_STARTS=$((CFG_STARTS + 1))
@@ -38,7 +44,7 @@ cfg_start_container() {
     mkdir "$CFG_CGROUP"
     e2e_on_exit "rmdir '$CFG_CGROUP'"
     echo a >"$CFG_CGROUP/devices.deny"
-    script="echo \$\$ >'$CFG_CGROUP/cgroup.procs' && exec sleep 600"
+    script="echo \$\$ >'$CFG_CGROUP/cgroup.procs' && $proc && exec sleep 600"
   fi
   unshare -m --propagation private sh -c "$script" &
   CFG_PID=$!
@@ -61,7 +67,8 @@ cfg_in() {
 }
 
 cfg_container_mounts() {
-  awk -v r="$CFG_ROOTFS" '$5 == r || index($5, r "/") == 1 {print $5}' "/proc/$CFG_PID/mountinfo"
+  awk -v r="$CFG_ROOTFS" '($5 == r || index($5, r "/") == 1) && $5 != r "/proc" &&
+    $5 != r "/proc/driver" {print $5}' "/proc/$CFG_PID/mountinfo"
 }
 
 cfg_host_mounts() {

@@ -119,3 +119,141 @@ gpu_smi_gpus() { gpu_field "$1" smi | grep '^GPU ' | sed 's/^GPU [0-9]*: //' | t
 gpu_host_mounts() {
   grep -E "$E2E_TMP|nvidia" /proc/self/mountinfo | awk '{ $1 = ""; $2 = ""; print }' | sort || true
 }
+
+# Hook variants of the security tests (spec/security.md checklist #48). After gpu_setup,
+# gpu_hook_variant makes $GPU_HOOK run the hook at debug level into a log, and under
+# tests/security/no_openat2 as NVCT_HOOK_VARIANT asks:
+#   normal        openat2 and the new mount API as the kernel offers them (the default)
+#   no_openat2    openat2 fails with ENOSYS: in-root paths go through the userspace walker
+#   no_mount_api  also open_tree/move_mount/mount_setattr/fs*: walker + classic mount(2)
+# gpu_variant_run is gpu_run that also keeps that run's hook log in $E2E_TMP/<id>.hook.log;
+# gpu_check_variant <id> proves from it which resolver the run used (the mount library logs one
+# debug line the first time a process falls back to the walker).
+GPU_WALKER_LINE="with the userspace walker (openat2 unavailable)"
+
+gpu_hook_variant() {
+  GPU_VARIANT="${NVCT_HOOK_VARIANT:-normal}"
+  GPU_HOOK_LOG="$E2E_TMP/hook-debug.log"
+  local flag=""
+  case "$GPU_VARIANT" in
+    normal | no_openat2) ;;
+    no_mount_api) flag="--no-new-mount-api" ;;
+    *) e2e_die "NVCT_HOOK_VARIANT='$GPU_VARIANT' (want normal, no_openat2 or no_mount_api)" ;;
+  esac
+  : >"$GPU_HOOK_LOG"
+  # The hook logs to nvidia-container-cli.debug, as the reference does.
+  sed -i "s|^root = \"$GPU_ROOT\"\$|&\ndebug = \"$GPU_HOOK_LOG\"|" "$GPU_CONFIG"
+  grep -q "^debug = \"$GPU_HOOK_LOG\"" "$GPU_CONFIG" || e2e_die "cannot set the hook debug log"
+  if [ "$GPU_VARIANT" = normal ]; then
+    echo "# hook variant: normal"
+    return 0
+  fi
+  local wrap="$NVCT_BUILD_DIR/tests/security/no_openat2"
+  [ -x "$wrap" ] || e2e_die "$wrap not built (cmake --build $NVCT_BUILD_DIR --target no_openat2)"
+  require_cmd python3
+  # Control: under the wrapper openat2 (and, for no_mount_api, open_tree) fail with ENOSYS, and
+  # for no_openat2 open_tree still works, so that variant really exercises move_mount.
+  local probe='import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+how = (ctypes.c_uint64 * 3)(0, 0, 0)
+def err(rc): return 0 if rc >= 0 else ctypes.get_errno()
+print(err(libc.syscall(437, -100, b"/", ctypes.byref(how), 24)),
+      err(libc.syscall(428, -100, b"/", 0x80000 | 1)))'
+  local got want="38 0"
+  [ "$GPU_VARIANT" = no_mount_api ] && want="38 38"
+  got="$("$wrap" $flag "$(command -v python3)" -c "$probe")"
+  [ "$got" = "$want" ] ||
+    e2e_die "no_openat2 $flag control: errno of openat2/open_tree is [$got], want [$want]"
+  # sh under the filter records that the hook process really carries it (Seccomp: 2 = filter).
+  cat >"$GPU_HOOK" <<SH
+#!/bin/sh
+exec $wrap $flag /bin/sh -c 'echo "wrapper: \$(grep "^Seccomp:" /proc/self/status | tr -s "\t " " ")" >>"$GPU_HOOK_LOG"; exec "\$0" "\$@"' $GPU_REAL_HOOK -config $GPU_CONFIG "\$@"
+SH
+  chmod 0755 "$GPU_HOOK"
+  echo "# hook variant: $GPU_VARIANT (no_openat2 $flag)"
+}
+
+gpu_variant_run() {
+  local bundle="$1" id="$2" rc=0 start
+  start="$(stat -c %s "$GPU_HOOK_LOG")"
+  # runc's default cgroup path is the container id: the id is unique per process so parallel
+  # variants of one script never share a cgroup.
+  gpu_run "$bundle" "$id-$$" || rc=$?
+  mv "$E2E_TMP/$id-$$.out" "$E2E_TMP/$id.out"
+  mv "$E2E_TMP/$id-$$.err" "$E2E_TMP/$id.err"
+  tail -c "+$((start + 1))" "$GPU_HOOK_LOG" >"$E2E_TMP/$id.hook.log"
+  return "$rc"
+}
+
+# Asserts that run <id>'s hook resolved rootfs paths the way the variant demands. Call it only for
+# runs whose hook got as far as the mount library.
+gpu_check_variant() {
+  local id="$1" log="$E2E_TMP/$1.hook.log"
+  local walker
+  walker="$(grep -c -F "$GPU_WALKER_LINE" "$log" || true)"
+  check "$id: the hook ran at debug level (its log has the configure line)" \
+    grep -q "configuring container" "$log"
+  if [ "$GPU_VARIANT" = normal ]; then
+    check_eq "$id: the hook resolved with openat2 (no walker line)" 0 "$walker"
+  else
+    check "$id: the hook ran under the seccomp filter" grep -q "^wrapper: Seccomp: 2" "$log"
+    check "$id: the hook fell back to the userspace walker" test "$walker" -ge 1
+  fi
+}
+
+# Host sentinel trees for the attack tests: gpu_sentinel <dir> fills <dir> with a file, a
+# subdirectory and a symlink and records its digest; gpu_sentinel_check <dir> asserts nothing in
+# it changed (names, types, modes, link targets, contents). Images point their links at these.
+declare -A GPU_SENTINELS=()
+gpu_sentinel_digest() {
+  (cd "$1" && find . -printf '%p %y %m %l\n' | sort && find . -type f -print0 | sort -z |
+    xargs -0 -r cat) | sha256sum | cut -d' ' -f1
+}
+gpu_sentinel() {
+  local dir="$1"
+  mkdir -p "$dir/sub"
+  echo "host sentinel $dir" >"$dir/victim"
+  chmod 0600 "$dir/victim"
+  ln -sfn victim "$dir/link"
+  GPU_SENTINELS["$dir"]="$(gpu_sentinel_digest "$dir")"
+}
+# Records <dir>'s current state as the one to keep (after a test adds to a sentinel).
+gpu_sentinel_rehash() { GPU_SENTINELS["$1"]="$(gpu_sentinel_digest "$1")"; }
+gpu_sentinel_check() {
+  local dir
+  for dir in "${!GPU_SENTINELS[@]}"; do
+    check_eq "host sentinel $dir untouched ($(ls -A "$dir" | tr '\n' ' '))" \
+      "${GPU_SENTINELS[$dir]}" "$(gpu_sentinel_digest "$dir")"
+  done
+}
+
+# The outcome of an attack run <id> (gpu_variant_run's status <rc>) is SAFE when either the
+# container ran and got its GPU, or creation failed with the hook's error naming <what> (a
+# substring of it). Sets GPU_OUTCOME to "ran" or "refused".
+# shellcheck disable=SC2034  # GPU_OUTCOME is read by the calling script
+gpu_safe_outcome() {
+  local id="$1" rc="$2" what="$3" err
+  err="$(cat "$E2E_TMP/$id.err")"
+  if [ "$rc" = 0 ]; then
+    GPU_OUTCOME=ran
+    check_eq "$id: ran, and the container got its GPU" \
+      "NVIDIA H100 80GB HBM3 (UUID: GPU-11111111-2222-3333-4444-555555555550)" \
+      "$(gpu_smi_gpus "$E2E_TMP/$id.out")"
+  else
+    GPU_OUTCOME=refused
+    echo "# $id refused: $err"
+    check_contains "$id: refused by the hook" "nvidia-container-" "$err"
+    check_contains "$id: ... with an error naming the problem" "$what" "$err"
+  fi
+}
+
+# gpu_hook_prelude <file>: the sh lines in <file> run in front of $GPU_HOOK's command each time
+# runc starts the hook, i.e. after runc has set the container up and just before the hook: a
+# stand-in for a racing or hostile writer of the bundle (use absolute paths: the hook's PATH is
+# the shim's minimal one). Call after gpu_hook_variant.
+gpu_hook_prelude() {
+  mv "$GPU_HOOK" "$GPU_HOOK.inner"
+  { echo '#!/bin/sh'; cat "$1"; echo "exec $GPU_HOOK.inner \"\$@\""; } >"$GPU_HOOK"
+  chmod 0755 "$GPU_HOOK"
+  bash -n "$GPU_HOOK" || e2e_die "gpu_hook_prelude: not valid sh: $(cat "$GPU_HOOK")"
+}

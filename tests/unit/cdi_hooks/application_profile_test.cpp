@@ -1,6 +1,7 @@
 #include "nvct/cdi_hooks/application_profile.hpp"
 
 #include "hook_fixture.hpp"
+#include "nvct/mount/app_profile.hpp"
 
 namespace nvct::cdi_hooks {
 namespace {
@@ -33,17 +34,6 @@ TEST(ApplicationProfileMask, GpuMinorsOfTheSpecDevices) {
   EXPECT_EQ(*none, 0u);
 }
 
-TEST(ApplicationProfileText, RendersTheLegacyLineAndParsesItBack) {
-  std::string text = render_profile(0x3);
-  EXPECT_EQ(text,
-            "{ \"profiles\": [{\"name\": \"_container_\", \"settings\": "
-            "[\"EGLVisibleDGPUDevices\", 0x3]}], \"rules\": [{\"pattern\": [], \"profile\": "
-            "\"_container_\"}]}\n");
-  EXPECT_EQ(parse_profile_mask(text), std::optional<std::uint64_t>(0x3));
-  EXPECT_EQ(parse_profile_mask("nothing here"), std::nullopt);
-  EXPECT_EQ(parse_profile_mask("EGLVisibleDGPUDevices\", 0xzz"), std::nullopt);
-}
-
 class ApplicationProfile : public HookTest {};
 NVCT_HOOK_TEST_P(ApplicationProfile);
 
@@ -54,15 +44,18 @@ TEST_P(ApplicationProfile, WritesTheMaskOfTheContainersGpus) {
   EXPECT_EQ(**r, 0x2u);
   EXPECT_EQ(mount::testing::read_text(
                 sb.path("rootfs/etc/nvidia/nvidia-application-profiles-rc.d/10-container.conf")),
-            render_profile(0x2));
+            mount::render_profile(0x2));
 }
 
 TEST_P(ApplicationProfile, AnExistingMaskIsAccumulated) {
   sb.write("rootfs/etc/nvidia/nvidia-application-profiles-rc.d/10-container.conf",
-           render_profile(0x1));
+           mount::render_profile(0x1));
   auto r = update_application_profile(root(), spec_with(R"([{"path":"/dev/nvidia1"}])"));
   ASSERT_TRUE(r) << r.error().message();
   EXPECT_EQ(**r, 0x3u);
+  EXPECT_EQ(mount::testing::read_text(
+                sb.path("rootfs/etc/nvidia/nvidia-application-profiles-rc.d/10-container.conf")),
+            mount::render_profile(0x3));
 }
 
 TEST_P(ApplicationProfile, NoGpuMeansNoFile) {

@@ -356,5 +356,32 @@ TEST(EditsBuilder, LdcacheFoldersAreLibsThenLibs32) {
             (std::vector<std::string>{"/usr/lib/x86_64-linux-gnu", "/usr/lib/i386-linux-gnu"}));
 }
 
+TEST(EditsBuilder, GraphicsOrDisplayGetsTheApplicationProfileOfTheSelectedGpuMinors) {
+  driver::DriverInfo info = host();
+  info.gpus[1].minor = 5;  // index != minor: the mask is of minors
+  struct Row {
+    const char* caps;
+    std::vector<std::size_t> gpus;
+    std::vector<std::pair<std::size_t, std::size_t>> migs;
+    std::optional<std::vector<unsigned>> minors;
+  } rows[] = {
+      {"graphics", {1}, {}, std::vector<unsigned>{5}},
+      {"display", {0, 1}, {}, std::vector<unsigned>{0, 5}},
+      {"graphics display compute", {0, 1}, {}, std::vector<unsigned>{0, 5}},
+      // No GPU selected: the tmpfs still comes with the driver mount, the file does not.
+      {"graphics", {}, {}, std::vector<unsigned>{}},
+      // A selected MIG device counts as its parent GPU (in the selection's gpus).
+      {"graphics", {0}, {{0, 0}}, std::vector<unsigned>{0}},
+      {"compute utility video ngx compat32", {0, 1}, {}, std::nullopt},
+  };
+  for (const auto& r : rows) {
+    Edits e = build_edits(info, select(r.gpus, r.migs), opts(caps_of(r.caps)));
+    ASSERT_EQ(e.application_profile.has_value(), r.minors.has_value()) << r.caps;
+    if (r.minors) {
+      EXPECT_EQ(e.application_profile->gpu_minors, *r.minors) << r.caps;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace nvct::edits

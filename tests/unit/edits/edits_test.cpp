@@ -72,5 +72,17 @@ TEST(EditsModel, MergeIntoEmptyCopiesProcfs) {
   EXPECT_EQ(a, b);
 }
 
+TEST(EditsModel, MergeUnitesApplicationProfileMinors) {
+  Edits a, b;
+  b.application_profile = ApplicationProfileEdit{.gpu_minors = {0, 1}};
+  EXPECT_FALSE(b.empty());
+  a.merge(b);
+  EXPECT_EQ(a, b);
+  Edits c;
+  c.application_profile = ApplicationProfileEdit{.gpu_minors = {1, 3}};
+  a.merge(c);
+  EXPECT_EQ(a.application_profile->gpu_minors, (std::vector<unsigned>{0, 1, 3}));
+}
+
 }  // namespace
 }  // namespace nvct::edits

@@ -202,6 +202,25 @@ TEST_P(Bind, NvidiaCapsDirectoryUnderDevIsAllowed) {
   EXPECT_FALSE(mount_file(*host, *rootfs, caps, j));
 }
 
+// A target under a shared mount is refused before anything is mounted: its peer (here a second
+// bind of the same directory, standing in for the host's copy) never sees a mount.
+TEST_P(Bind, TargetUnderASharedMountIsRefusedBeforeMounting) {
+  box.mkdir("peer");
+  std::string libdir = box.path("rootfs/usr/lib/x86_64-linux-gnu");
+  ASSERT_EQ(::mount(libdir.c_str(), libdir.c_str(), nullptr, MS_BIND, nullptr), 0);
+  ASSERT_EQ(::mount(nullptr, libdir.c_str(), nullptr, MS_SHARED, nullptr), 0);
+  ASSERT_EQ(::mount(libdir.c_str(), box.path("peer").c_str(), nullptr, MS_BIND, nullptr), 0);
+  auto peer_before = testing::mounts_under(box.path("peer"));
+  Journal j;
+  auto s = mount_file(*host, *rootfs, lib(), j);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message().find("shared propagation"), std::string::npos)
+      << s.error().message();
+  EXPECT_EQ(testing::mounts_under(box.path("peer")), peer_before);
+  ASSERT_TRUE(j.rollback());
+  EXPECT_FALSE(box.exists("peer/libcuda.so.550.54.14"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Modes, Bind,
                          ::testing::Values(std::pair{false, false}, std::pair{true, false},
                                            std::pair{false, true}, std::pair{true, true}),

@@ -1,6 +1,7 @@
 #include "nvct/mount/procfs.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
@@ -31,10 +32,16 @@ class Procfs : public ::testing::TestWithParam<std::pair<bool, bool>> {
     box.write("host/proc/driver/nvidia/version", "NVRM version: 550.54.14\n", 0444);
     box.write("host/proc/driver/nvidia/gpus/0000:17:00.0/information", "Model: A100\n");
     box.write("host/proc/driver/nvidia/gpus/00000000:65:00.0/information", "Model: H100\n");
-    // The image ships its own fake procfs content: it must be hidden, never read.
+    // The container's /proc is a procfs, as runc mounts it. This host has no nvidia module, so
+    // a tmpfs on /proc/driver stands in for the driver's directory, with content the mount
+    // must hide and never read.
+    box.mkdir("rootfs/proc");
+    ASSERT_EQ(::mount("proc", box.path("rootfs/proc").c_str(), "proc", 0, nullptr), 0);
+    ASSERT_EQ(::mount("tmpfs", box.path("rootfs/proc/driver").c_str(), "tmpfs", 0, nullptr), 0);
     box.write("rootfs/proc/driver/nvidia/params", "ModifyDeviceFiles: 1\nFAKE\n");
     host.emplace(*Root::open_allow_host_root(box.host()));
     rootfs.emplace(*Root::open(box.rootfs()));
+    mounts_before = testing::mounts_under(box.rootfs());
   }
   void TearDown() override {
     force_openat2_fallback(false);
@@ -42,6 +49,7 @@ class Procfs : public ::testing::TestWithParam<std::pair<bool, bool>> {
   }
   Sandbox box;
   std::optional<Root> host, rootfs;
+  std::vector<std::string> mounts_before;
 };
 
 TEST_P(Procfs, TmpfsWithRewrittenParamsAndSelectedGpusOnly) {
@@ -68,7 +76,7 @@ TEST_P(Procfs, TmpfsWithRewrittenParamsAndSelectedGpusOnly) {
   EXPECT_EQ(testing::read_text(box.path("host/proc/driver/nvidia/params")), kParams);
 
   ASSERT_TRUE(j.rollback());
-  EXPECT_TRUE(testing::mounts_under(box.rootfs()).empty());
+  EXPECT_EQ(testing::mounts_under(box.rootfs()), mounts_before);
   EXPECT_EQ(testing::read_text(dir + "/params"), "ModifyDeviceFiles: 1\nFAKE\n");
 }
 
@@ -79,12 +87,28 @@ TEST_P(Procfs, MissingGpuDirectoryFailsClearly) {
   ASSERT_FALSE(s);
   EXPECT_NE(s.error().message().find("00000000:99:00.0"), std::string::npos) << s.error().message();
   ASSERT_TRUE(j.rollback());
-  EXPECT_TRUE(testing::mounts_under(box.rootfs()).empty());
+  EXPECT_EQ(testing::mounts_under(box.rootfs()), mounts_before);
+}
+
+TEST_P(Procfs, ImageProcDirectoryInsteadOfProcfsIsRefused) {
+  ASSERT_EQ(::umount2(box.path("rootfs/proc").c_str(), MNT_DETACH), 0);
+  box.write("rootfs/proc/driver/nvidia/params", "ModifyDeviceFiles: 1\nFAKE\n");
+  Journal j;
+  edits::ProcfsEdit edit{.host_proc_dir = "/proc/driver/nvidia",
+                         .gpu_bus_ids = {"00000000:17:00.0"}};
+  auto s = mount_procfs(*host, *rootfs, edit, j);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message().find("is not procfs"), std::string::npos) << s.error().message();
+  EXPECT_TRUE(testing::mounts_under(box.path("rootfs/proc")).empty());
+  EXPECT_EQ(testing::read_text(box.path("rootfs/proc/driver/nvidia/params")),
+            "ModifyDeviceFiles: 1\nFAKE\n");
+  ASSERT_TRUE(j.rollback());
 }
 
 TEST_P(Procfs, SymlinkedProcInImageStaysInRoot) {
   box.mkdir("sentinel");
   box.mkdir("rootfs" + box.path("sentinel") + "/driver/nvidia");
+  ASSERT_EQ(::umount2(box.path("rootfs/proc").c_str(), MNT_DETACH), 0);
   std::filesystem::remove_all(box.path("rootfs/proc"));
   box.symlink(box.path("sentinel"), "rootfs/proc");
   Journal j;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <filesystem>
 
 #include "mount_sandbox.hpp"
 
@@ -70,6 +71,32 @@ TEST_P(Symlinks, ParentResolvingIntoProcIsRefused) {
   Journal j;
   EXPECT_FALSE(create_symlink(*rootfs, {"/usr/lib64/libcuda.so", "libcuda.so.1"}, j));
   EXPECT_FALSE(box.exists("rootfs/proc/x/libcuda.so"));
+}
+
+// Links stay out of /dev, but for the DRM by-path links of graphics containers.
+TEST_P(Symlinks, DrmByPathLinksAreTheOnlyLinksAllowedUnderDev) {
+  box.mkdir("rootfs/dev/dri");
+  Journal j;
+  auto ok_link = create_symlink(
+      *rootfs, {"/dev/dri/by-path/pci-0000:17:00.0-card", "../card1"}, j);
+  ASSERT_TRUE(ok_link) << ok_link.error().message();
+  EXPECT_EQ(link_text(box.path("rootfs/dev/dri/by-path/pci-0000:17:00.0-card")), "../card1");
+  for (const char* bad : {"/dev/dri/by-path/../../shm/x", "/dev/shm/x", "/dev/nvidia-link"}) {
+    auto s = create_symlink(*rootfs, {bad, "../card1"}, j);
+    EXPECT_FALSE(s) << bad;
+  }
+  // A by-path directory that the image made a link to elsewhere in /dev is refused.
+  box.mkdir("rootfs/dev/shm");
+  box.mkdir("rootfs/dev/dri2");
+  box.symlink("/dev/shm", "rootfs/dev/dri2/by-path");
+  ASSERT_TRUE(j.rollback());
+  std::filesystem::remove_all(box.path("rootfs/dev/dri"));
+  box.symlink("/dev/dri2", "rootfs/dev/dri");
+  Journal j2;
+  auto escaped = create_symlink(*rootfs, {"/dev/dri/by-path/pci-0000:17:00.0-card", "../card1"}, j2);
+  EXPECT_FALSE(escaped);
+  EXPECT_FALSE(box.exists("rootfs/dev/shm/pci-0000:17:00.0-card"));
+  ASSERT_TRUE(j2.rollback());
 }
 
 INSTANTIATE_TEST_SUITE_P(Openat2AndWalker, Symlinks, ::testing::Values(false, true),

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "nvct/testing/temp_dir.hpp"
 
 namespace nvct::hook {
@@ -21,6 +23,9 @@ class Prestart : public ::testing::Test {
                          {"root", {{"path", root_path}}}};
     for (auto& [k, v] : extra.items()) spec[k] = v;
     dir_.write("config.json", spec.dump());
+    // The hook resolves the root on disk (a path through a symlink is refused).
+    if (!root_path.empty() && root_path.front() != '/')
+      std::filesystem::create_directories(std::filesystem::path(dir_.path()) / root_path);
   }
   std::string state(int pid = 4242) const {
     return fmt::format(
@@ -73,14 +78,16 @@ TEST_F(Prestart, ObservedExampleWithRelativeRootAndRequirement) {
 
 // hook.md §5, second observed example: the duplicate quirk and all capabilities.
 TEST_F(Prestart, ObservedExampleWithDuplicatesAndAllCapabilities) {
-  write_spec({"NVIDIA_VISIBLE_DEVICES=0,1,0", "NVIDIA_DRIVER_CAPABILITIES=all"}, "/abs/rootfs");
+  std::string abs_root = dir_.path() + "/abs/rootfs";
+  std::filesystem::create_directories(abs_root);
+  write_spec({"NVIDIA_VISIBLE_DEVICES=0,1,0", "NVIDIA_DRIVER_CAPABILITIES=all"}, abs_root);
   ASSERT_EQ(run(state(7)), 0) << printed_;
   EXPECT_EQ(options_.devices, std::vector<std::string>{",1,0"});
   EXPECT_TRUE(options_.compat32 && options_.compute && options_.display && options_.graphics &&
               options_.ngx && options_.utility && options_.video);
   EXPECT_TRUE(options_.requirements.empty());
   EXPECT_EQ(options_.pid, 7);
-  EXPECT_EQ(options_.rootfs, "/abs/rootfs");
+  EXPECT_EQ(options_.rootfs, abs_root);
 }
 
 TEST_F(Prestart, NoGpuRequestedExitsZeroWithoutConfiguring) {
@@ -231,6 +238,35 @@ TEST(ContainerRootfs, ResolvesAgainstTheBundleAndCleans) {
   EXPECT_EQ(container_rootfs(spec("/abs/r//x/.."), "/b"), "/abs/r");
   EXPECT_EQ(container_rootfs(spec("../other"), "/b/c"), "/b/other");
   EXPECT_EQ(container_rootfs(spec("."), "/b"), "/b");
+}
+
+TEST(ContainerRootfs, RealPathOfTheBundleAndNoSymlinkInRootPath) {
+  namespace fs = std::filesystem;
+  TempDir tmp;
+  fs::path dir = tmp.path();
+  auto spec = [](const std::string& p) { return ordered_json{{"root", {{"path", p}}}}; };
+  fs::create_directories(dir / "real-bundle/rootfs");
+  fs::create_directories(dir / "host-dir");
+  // A symlinked bundle is fine (runc works from the bundle's real path, as getcwd gives it).
+  fs::create_directory_symlink(dir / "real-bundle", dir / "bundle-link");
+  std::string real = fs::canonical(dir / "real-bundle").string();
+  EXPECT_EQ(real_container_rootfs(spec("rootfs"), (dir / "bundle-link").string()),
+            real + "/rootfs");
+  // root.path through a link, relative or absolute, is refused.
+  fs::create_directory_symlink(dir / "host-dir", dir / "real-bundle/linked");
+  auto linked = real_container_rootfs(spec("linked"), (dir / "real-bundle").string());
+  ASSERT_FALSE(linked);
+  EXPECT_EQ(linked.error().code(), ELOOP);
+  EXPECT_NE(linked.error().message().find("must not go through a symbolic link"),
+            std::string::npos)
+      << linked.error().message();
+  EXPECT_FALSE(real_container_rootfs(spec((dir / "bundle-link/rootfs").string()),
+                                     (dir / "real-bundle").string()));
+  EXPECT_EQ(real_container_rootfs(spec(real + "/rootfs"), "/"), real + "/rootfs");
+  // A missing root is an error naming it.
+  auto missing = real_container_rootfs(spec("nope"), (dir / "real-bundle").string());
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message().find("nope"), std::string::npos);
 }
 
 TEST(ContainerRootfs, HostRootAndEmptyPathAreRefused) {
