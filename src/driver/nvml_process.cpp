@@ -26,40 +26,17 @@ namespace {
 
 using nlohmann::json;
 
-// Everything below runs in the forked child and ends in _exit: no exception or destructor of
-// the parent's objects may run there.
+// Runs in the forked child and ends in _exit: no exception or destructor of the parent's
+// objects may run there.
 [[noreturn]] void child_main(const NvmlProcessOptions& o, int out_fd) {
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-  auto run = [&]() -> Result<NvmlFacts> {
-    std::string library = o.library;
-    if (o.root != "/") {
-      // chroot needs CAP_SYS_CHROOT; without it the library is opened by its host path.
-      if (::chroot(o.root.c_str()) == 0) {
-        if (::chdir("/") != 0) return fail_errno("chdir / in the driver root");
-      } else {
-        library = o.root + o.library;
-      }
-    }
-    if (o.user) {
-      if (o.user->gid != ::getegid()) {
-        if (::setgroups(0, nullptr) != 0) return fail_errno("setgroups");
-        if (::setresgid(o.user->gid, o.user->gid, o.user->gid) != 0) return fail_errno("setgid");
-      }
-      if (::setresuid(o.user->uid, o.user->uid, o.user->uid) != 0) return fail_errno("setuid");
-    }
-    // Clear every capability set, as the reference does, so that even --user=0 leaves NVML
-    // without privileges.
-    struct __user_cap_header_struct hdr {
-      _LINUX_CAPABILITY_VERSION_3, 0
-    };
-    struct __user_cap_data_struct data[2]{};
-    if (::syscall(SYS_capset, &hdr, data) != 0) return fail_errno("drop capabilities");
-    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail_errno("set no_new_privs");
-    NVCT_ASSIGN_OR_RETURN(auto api, open_nvml_library(library));
-    return query_nvml(*api);
-  };
-  std::string text = encode_nvml_result(run());
+  std::string text = encode_nvml_result(query_nvml_here(o));
   _exit(write_all(out_fd, text) ? 0 : 1);
+}
+
+NvmlProcessRunner& process_runner() {
+  static NvmlProcessRunner runner;
+  return runner;
 }
 
 json encode_facts(const NvmlFacts& f) {
@@ -104,6 +81,35 @@ bool get(const json& j, const char* key, T& out) {
 
 }  // namespace
 
+Result<NvmlFacts> query_nvml_here(const NvmlProcessOptions& o) {
+  std::string library = o.library;
+  if (o.root != "/") {
+    // chroot needs CAP_SYS_CHROOT; without it the library is opened by its host path.
+    if (::chroot(o.root.c_str()) == 0) {
+      if (::chdir("/") != 0) return fail_errno("chdir / in the driver root");
+    } else {
+      library = o.root + o.library;
+    }
+  }
+  if (o.user) {
+    if (o.user->gid != ::getegid()) {
+      if (::setgroups(0, nullptr) != 0) return fail_errno("setgroups");
+      if (::setresgid(o.user->gid, o.user->gid, o.user->gid) != 0) return fail_errno("setgid");
+    }
+    if (::setresuid(o.user->uid, o.user->uid, o.user->uid) != 0) return fail_errno("setuid");
+  }
+  // Clear every capability set, as the reference does, so that even --user=0 leaves NVML
+  // without privileges.
+  struct __user_cap_header_struct hdr {
+    _LINUX_CAPABILITY_VERSION_3, 0
+  };
+  struct __user_cap_data_struct data[2]{};
+  if (::syscall(SYS_capset, &hdr, data) != 0) return fail_errno("drop capabilities");
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail_errno("set no_new_privs");
+  NVCT_ASSIGN_OR_RETURN(auto api, open_nvml_library(library));
+  return query_nvml(*api);
+}
+
 std::string encode_nvml_result(const Result<NvmlFacts>& r) {
   json j = r ? json{{"facts", encode_facts(*r)}} : json{{"error", r.error().message()}};
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -144,6 +150,7 @@ Result<NvmlFacts> decode_nvml_result(std::string_view text) {
 }
 
 Result<NvmlFacts> query_nvml_in_child(const NvmlProcessOptions& o) {
+  if (process_runner()) return process_runner()(o);
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return fail_errno("create pipe for the NVML process");
   unique_fd rd(fds[0]), wr(fds[1]);
@@ -199,6 +206,8 @@ Result<NvmlFacts> query_nvml_in_child(const NvmlProcessOptions& o) {
                                  WTERMSIG(wstatus)));
   return decode_nvml_result(text);
 }
+
+void set_nvml_process_runner(NvmlProcessRunner runner) { process_runner() = std::move(runner); }
 
 Result<NvmlUser> default_nvml_user() {
   NvmlUser u;

@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -28,6 +29,20 @@ struct NvmlProcessOptions {
 };
 
 Result<NvmlFacts> query_nvml_in_child(const NvmlProcessOptions& options);
+
+// Where query_nvml_in_child runs the query. Unset (the default), it forks this process. The
+// statically linked runtime shim cannot dlopen the library in a fork of itself, so its main()
+// installs nvml_helper_runner() (nvml_helper.hpp), which executes a dynamically linked helper.
+// A process-wide choice made by the binary's linkage: set it once in main(), before any query;
+// an empty runner restores forking.
+using NvmlProcessRunner = std::function<Result<NvmlFacts>(const NvmlProcessOptions&)>;
+void set_nvml_process_runner(NvmlProcessRunner runner);
+
+// The child's steps in the calling process, irreversibly: chroot into options.root (or the
+// library's host path without CAP_SYS_CHROOT), drop to options.user, clear every capability set,
+// no_new_privs, dlopen and query. For a process that exists only to do this: the forked child
+// above and the nvidia-container-runtime-nvml helper (nvml_helper.hpp). timeout_ms is not used.
+Result<NvmlFacts> query_nvml_here(const NvmlProcessOptions& options);
 
 // JSON wire form between the child and the parent (exposed for tests).
 std::string encode_nvml_result(const Result<NvmlFacts>& result);

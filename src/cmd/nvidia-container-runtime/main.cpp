@@ -17,6 +17,7 @@
 #include "nvct/base/log.hpp"
 #include "nvct/base/version_info.hpp"
 #include "nvct/config/load.hpp"
+#include "nvct/driver/nvml_helper.hpp"
 #include "nvct/oci/runtime_args.hpp"
 #include "nvct/runtime/exec.hpp"
 #include "nvct/runtime/executable_probe.hpp"
@@ -98,6 +99,14 @@ int exec_low_level_runtime(const std::string& runtime_path, int argc, char** arg
   return fail_before_exec(status.error());
 }
 
+// This binary is static and cannot dlopen libnvidia-ml.so.1 in a fork of itself, so NVML
+// (jit-cdi mode) runs in the dynamically linked nvidia-container-runtime-nvml helper, looked up
+// next to this binary, then in the install bindir; without it, /proc/driver/nvidia with a warning.
+void use_nvml_helper() {
+  driver::set_nvml_process_runner(
+      driver::nvml_helper_runner(driver::nvml_helper_search_dirs(NVCT_INSTALL_BINDIR)));
+}
+
 Status modify_spec(const config::Config& cfg, const oci::RuntimeArgs& args, const char* argv0) {
   auto mode_name = runtime::effective_mode_name(cfg.runtime.mode, argv0);
   NVCT_ASSIGN_OR_RETURN(auto mode, runtime::resolve_mode(mode_name));
@@ -153,6 +162,7 @@ int run(int argc, char** argv) {
 
   // 5. create/run: add what the GPU request needs to config.json.
   if (parsed->modifies_spec) {
+    use_nvml_helper();
     auto status = modify_spec(*cfg, *parsed, argv[0]);
     if (!status) return fail_before_exec(status.error());
   }

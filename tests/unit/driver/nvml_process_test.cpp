@@ -47,6 +47,28 @@ TEST(NvmlProcess, ChildReportsALibraryThatCannotBeLoaded) {
       << r.error().message();
 }
 
+TEST(NvmlProcess, AnInstalledRunnerReplacesTheForkUntilReset) {
+  NvmlProcessOptions seen;
+  set_nvml_process_runner([&seen](const NvmlProcessOptions& o) -> Result<NvmlFacts> {
+    seen = o;
+    return fail(EIO, "from the runner");
+  });
+  NvmlProcessOptions o;
+  o.root = "/driver";
+  o.library = "/nonexistent/libnvidia-ml.so.1";
+  auto r = query_nvml_in_child(o);
+  set_nvml_process_runner(nullptr);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message(), "from the runner");
+  EXPECT_EQ(seen.root, "/driver");
+  EXPECT_EQ(seen.library, "/nonexistent/libnvidia-ml.so.1");
+  o.root = "/";
+  r = query_nvml_in_child(o);  // forked again: the child's own error
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("load library failed"), std::string::npos)
+      << r.error().message();
+}
+
 TEST(NvmlProcess, DefaultUserIsTheOverflowIds) {
   auto u = default_nvml_user();
   ASSERT_TRUE(u) << u.error().message();
