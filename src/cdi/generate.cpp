@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cctype>
 
+#include "nvct/cdi/additional_gids.hpp"
 #include "nvct/cdi/generate_edits.hpp"
+#include "nvct/cdi/generate_graphics.hpp"
 #include "nvct/cdi/validate.hpp"
 #include "nvct/cdi/version.hpp"
 #include "nvct/driver/device_selection.hpp"
@@ -109,7 +111,12 @@ Result<Spec> build_spec(const driver::DriverInfo& info, const GenerateOptions& o
   NVCT_TRY(validate_hook_options(o.hooks));
   const std::string dev_root = o.dev_root.empty() ? info.root : o.dev_root;
   const auto build = spec_build_options(o);
-  const edits::Edits common = with_host_layout(edits::build_edits(info, {}, build));
+  edits::Edits common = with_host_layout(edits::build_edits(info, {}, build));
+  if (o.features.disable_ipc_discoverer)
+    std::erase_if(common.mounts,
+                  [](const edits::FileMount& m) { return m.kind == edits::FileKind::kIpc; });
+  const GraphicsFacts graphics = discover_graphics(info, dev_root);
+  add_graphics_symlinks(common, graphics);
 
   std::vector<Target> targets;
   bool none = false;
@@ -126,6 +133,7 @@ Result<Spec> build_spec(const driver::DriverInfo& info, const GenerateOptions& o
   Spec spec;
   spec.kind = o.vendor + "/" + o.class_name;
   std::vector<edits::DeviceNode> all_nodes;
+  std::vector<Hook> all_hooks;
   for (NameStrategy strategy : o.strategies) {
     for (const auto& t : targets) {
       const driver::Gpu& gpu = info.gpus[t.gpu];
@@ -135,12 +143,21 @@ Result<Spec> build_spec(const driver::DriverInfo& info, const GenerateOptions& o
                               [&](const Device& d) { return d.name == name; });
       if (seen) continue;
       auto nodes = own_nodes(edits::build_edits(info, selection_of(t), build), common);
+      std::optional<Hook> by_path;
+      if (!mig) {  // cdi.md §6.3: a full GPU's DRM nodes and its by-path links
+        auto drm = drm_device_nodes(graphics, gpu);
+        nodes.insert(nodes.end(), drm.begin(), drm.end());
+        by_path = drm_by_path_hook(graphics, gpu, o.hooks);
+      }
+      if (by_path && std::find(all_hooks.begin(), all_hooks.end(), *by_path) == all_hooks.end())
+        all_hooks.push_back(*by_path);
       for (const auto& n : nodes)
         if (std::find(all_nodes.begin(), all_nodes.end(), n) == all_nodes.end())
           all_nodes.push_back(n);
       Device d;
       d.name = std::move(name);
       d.container_edits.device_nodes = to_cdi_device_nodes(nodes, dev_root, lookup);
+      if (by_path) d.container_edits.hooks.push_back(std::move(*by_path));
       spec.devices.push_back(std::move(d));
     }
   }
@@ -150,6 +167,7 @@ Result<Spec> build_spec(const driver::DriverInfo& info, const GenerateOptions& o
     Device all;
     all.name = "all";
     all.container_edits.device_nodes = to_cdi_device_nodes(all_nodes, dev_root, lookup);
+    all.container_edits.hooks = all_hooks;
     spec.devices.push_back(std::move(all));
   }
 
@@ -159,6 +177,8 @@ Result<Spec> build_spec(const driver::DriverInfo& info, const GenerateOptions& o
   convert.driver_version = info.nvrm_version;
   convert.hooks = o.hooks;
   spec.container_edits = to_cdi_common_edits(common, convert, lookup);
+  add_graphics_mounts(spec.container_edits, graphics, info.root);
+  if (!o.features.no_additional_gids_for_device_nodes) add_device_node_gids(spec);
   spec.cdi_version = minimum_required_version(spec).str();
   return spec;
 }

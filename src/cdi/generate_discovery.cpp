@@ -4,15 +4,23 @@
 
 namespace nvct::cdi {
 
-Result<driver::DriverInfo> discover_driver_for_cdi(const std::string& driver_root) {
+Result<driver::DriverInfo> discover_driver_for_cdi(const CdiDiscovery& options) {
   driver::DiscoverOptions o;
-  o.root = driver_root.empty() ? "/" : driver_root;
+  o.root = options.driver_root.empty() ? "/" : options.driver_root;
   if (auto user = driver::default_nvml_user()) o.nvml_user = *user;
   NVCT_ASSIGN_OR_RETURN(
       auto ctx, with_context(driver::initialize_driver(o, driver::isolated_nvml_query(o.nvml_user)),
                              "failed to initialize the driver at " + o.root));
-  return with_context(driver::discover_driver(ctx, o),
-                      "failed to discover the driver at " + o.root);
+  NVCT_ASSIGN_OR_RETURN(auto info, with_context(driver::discover_driver(ctx, o),
+                                                "failed to discover the driver at " + o.root));
+  add_cdi_libraries(info, ctx.root, ctx.ldcache ? &*ctx.ldcache : nullptr, options.libraries);
+  return info;
+}
+
+Result<driver::DriverInfo> discover_driver_for_cdi(const std::string& driver_root) {
+  CdiDiscovery options;
+  options.driver_root = driver_root;
+  return discover_driver_for_cdi(options);
 }
 
 }  // namespace nvct::cdi

@@ -115,6 +115,9 @@ std::vector<DeviceNode> to_cdi_device_nodes(const std::vector<edits::DeviceNode>
       d.major = info->major;
       d.minor = info->minor;
       d.file_mode = info->file_mode;
+      // gid 0 is what an unset gid means to the runtime, and leaving it out keeps the spec's
+      // content what consumers older than CDI 0.7.0 read.
+      if (info->gid != 0) d.gid = info->gid;
     }
     if (std::find(out.begin(), out.end(), d) == out.end()) out.push_back(std::move(d));
   }

@@ -250,6 +250,7 @@ Result<HostDeviceInfo> HostDeviceLookup::lstat(const std::string& path) {
   info.major = major(st.st_rdev);
   info.minor = minor(st.st_rdev);
   info.file_mode = st.st_mode & 07777;
+  info.gid = st.st_gid;
   return info;
 }
 

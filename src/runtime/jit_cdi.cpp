@@ -9,6 +9,7 @@
 #include "nvct/base/log.hpp"
 #include "nvct/base/strings.hpp"
 #include "nvct/cdi/generate_discovery.hpp"
+#include "nvct/runtime/gated_modes.hpp"
 
 namespace nvct::runtime {
 namespace {
@@ -33,6 +34,7 @@ Result<JitRequest> group_jit_ids(const std::vector<std::string>& ids,
   std::vector<std::string> channels;
   for (const auto& id : ids) {
     if (!strings::starts_with(id, "mode=")) {
+      out.gpu_spec = true;
       if (id != "none") add_unique(out.device_ids, id);
       continue;
     }
@@ -41,10 +43,17 @@ Result<JitRequest> group_jit_ids(const std::vector<std::string>& ids,
       if (strings::starts_with(part, "mode=")) mode = part.substr(5);
       if (strings::starts_with(part, "id=")) value = part.substr(3);
     }
+    auto gated = cdi::parse_generate_mode(mode);
     if (mode == "auto" || mode == "nvml") {
+      out.gpu_spec = true;
       if (!value.empty() && value != "none") add_unique(out.device_ids, value);
     } else if (mode == "imex") {
+      out.gpu_spec = true;
       if (!value.empty()) add_unique(channels, value);
+    } else if (gated && !cdi::mode_needs_driver(*gated) && *gated != cdi::GenerateMode::kImex) {
+      if (std::find(out.gated_modes.begin(), out.gated_modes.end(), *gated) ==
+          out.gated_modes.end())
+        out.gated_modes.push_back(*gated);
     } else {
       return fail(ENOTSUP, fmt::format("CDI device mode \"{}\" is not supported by nvct's jit-cdi "
                                        "mode",
@@ -52,6 +61,7 @@ Result<JitRequest> group_jit_ids(const std::vector<std::string>& ids,
     }
   }
   for (const auto& ch : request_imex_channels) add_unique(channels, ch);
+  if (!channels.empty()) out.gpu_spec = true;
   for (const auto& ch : channels) {
     NVCT_ASSIGN_OR_RETURN(unsigned n, parse_channel(ch));
     out.imex_channels.push_back(n);
@@ -68,6 +78,11 @@ cdi::GenerateOptions jit_generate_options(const JitRequest& request, const confi
   o.no_all_device = true;
   o.imex_channels = request.imex_channels;
   o.hooks.binary = cdi::resolve_hook_binary(cfg.ctk.path, path_env);
+  if (cfg.runtime.jit_cdi.nvcdi_feature_flags) {
+    auto flags = cdi::parse_feature_flags(*cfg.runtime.jit_cdi.nvcdi_feature_flags);
+    for (const auto& name : flags.unknown) log::warn("Ignoring unknown feature flag {}", name);
+    o.features = flags.flags;
+  }
   if (cfg.runtime.jit_cdi.nvcdi_disable_hooks)
     o.hooks.disabled.insert(cfg.runtime.jit_cdi.nvcdi_disable_hooks->begin(),
                             cfg.runtime.jit_cdi.nvcdi_disable_hooks->end());
@@ -80,6 +95,10 @@ cdi::ContainerEdits jit_edits(const cdi::Spec& spec) {
     for (const auto& n : d.container_edits.device_nodes)
       if (std::find(out.device_nodes.begin(), out.device_nodes.end(), n) == out.device_nodes.end())
         out.device_nodes.push_back(n);
+    // Per-device hooks: the DRM by-path create-symlinks of each GPU (cdi.md §6.3).
+    for (const auto& h : d.container_edits.hooks)
+      if (std::find(out.hooks.begin(), out.hooks.end(), h) == out.hooks.end())
+        out.hooks.push_back(h);
   }
   out.append(spec.container_edits);
   return out;
@@ -88,16 +107,23 @@ cdi::ContainerEdits jit_edits(const cdi::Spec& spec) {
 Status apply_jit_cdi(nlohmann::ordered_json& spec, const std::vector<std::string>& ids,
                      const request::Request& request, const config::Config& cfg,
                      cdi::DeviceLookup& lookup) {
-  NVCT_ASSIGN_OR_RETURN(auto jit, group_jit_ids(ids, request.imex_channels));
+  std::vector<std::string> all_ids = ids;
+  for (const auto& gated : gated_mode_ids(request)) all_ids.push_back(gated);
+  NVCT_ASSIGN_OR_RETURN(auto jit, group_jit_ids(all_ids, request.imex_channels));
+  if (!jit.gpu_spec) return apply_gated_modes(spec, jit.gated_modes, cfg, lookup).map([](bool) {});
   const char* path = std::getenv("PATH");
   auto options = jit_generate_options(jit, cfg, path ? path : "");
-  NVCT_ASSIGN_OR_RETURN(auto info, cdi::discover_driver_for_cdi(cfg.cli.root));
+  cdi::CdiDiscovery discovery;
+  discovery.driver_root = cfg.cli.root;
+  discovery.libraries.explicit_only = options.features.explicit_driver_libraries;
+  NVCT_ASSIGN_OR_RETURN(auto info, cdi::discover_driver_for_cdi(discovery));
   NVCT_ASSIGN_OR_RETURN(auto jit_spec, with_context(cdi::build_spec(info, options, lookup),
                                                     "failed to construct the JIT CDI spec"));
   log::info("applying JIT CDI edits for devices [{}] from driver {}",
             strings::join(jit.device_ids, ","), info.nvrm_version);
-  return with_context(cdi::apply_edits(spec, jit_edits(jit_spec), lookup),
-                      "failed to apply the JIT CDI edits");
+  NVCT_TRY(with_context(cdi::apply_edits(spec, jit_edits(jit_spec), lookup),
+                        "failed to apply the JIT CDI edits"));
+  return apply_gated_modes(spec, jit.gated_modes, cfg, lookup).map([](bool) {});
 }
 
 }  // namespace nvct::runtime

@@ -2,12 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "nvct/base/log.hpp"
 #include "nvct/base/strings.hpp"
 #include "nvct/oci/spec_document.hpp"
 #include "nvct/runtime/cdi_mode.hpp"
 #include "nvct/runtime/cdi_mode_auto.hpp"
 #include "nvct/runtime/device_rules.hpp"
+#include "nvct/runtime/gated_modes.hpp"
+#include "nvct/runtime/graphics_modifier.hpp"
 #include "nvct/runtime/legacy_hook.hpp"
 
 namespace nvct::runtime {
@@ -50,6 +54,16 @@ Result<BundleOutcome> modify_bundle(const std::string& bundle, const config::Con
     NVCT_ASSIGN_OR_RETURN(bool rules, with_context(add_device_rules(doc.json(), req, cfg),
                                                    "add device rules to " + doc.path()));
     changed = changed || rules;
+    // runtime.md §7.4: NVIDIA_GDS/MOFED/GDRCOPY/NVSWITCH=enabled add those devices in legacy too.
+    cdi::HostDeviceLookup lookup;
+    NVCT_ASSIGN_OR_RETURN(bool gated, apply_legacy_gated_modes(doc.json(), req, cfg, lookup));
+    changed = changed || gated;
+    // runtime.md §7.3, the graphics modifier: DRM nodes, by-path links, graphics configs.
+    const char* path_env = std::getenv("PATH");
+    NVCT_ASSIGN_OR_RETURN(bool graphics,
+                          with_context(add_graphics(doc.json(), req, cfg, path_env ? path_env : ""),
+                                       "add graphics devices to " + doc.path()));
+    changed = changed || graphics;
   }
   if (!changed) return BundleOutcome::kUnchanged;
   NVCT_TRY(with_context(doc.save(), "write " + doc.path()));

@@ -8,7 +8,9 @@
 # GPU list must be identical. Also: the generated spec (0644, cdiVersion 0.5.0, hooks with env),
 # the NVIDIA prestart hook removed in the CDI modes, an unresolvable CDI device and an unknown
 # JIT device failing creation, and auto mode choosing cdi for qualified names and jit-cdi
-# otherwise.
+# otherwise. The static shim's NVML query runs in the nvidia-container-runtime-nvml helper, so
+# jit-cdi sees the MIG devices (G:M and MIG UUID requests, "all" with the MIG capability nodes)
+# and never falls back to procfs; a shim copied away from its helper falls back with a warning.
 #
 # The mock host has no nvidia kernel module, so there is no host /proc/driver/nvidia for the mock
 # NVML inside a CDI container (legacy mode writes its own copy). The CDI runs therefore get a
@@ -26,7 +28,10 @@ SPEC_DIR="$E2E_TMP/cdi"
 
 # --- cdi generate ---------------------------------------------------------------------------------
 umask 077  # the spec must still be 0644
+# The legacy list of driver libraries, so that the containers of all modes can be compared
+# (e2e_cdi_generate.sh covers the default: every *.so.<version> of the ldcache).
 "$CTK" cdi generate --driver-root "$GPU_ROOT" --nvidia-cdi-hook-path "$CDI_HOOK" \
+  --feature-flag enable-explicit-driver-libraries \
   --output "$SPEC_DIR/nvidia.yaml" 2>"$E2E_TMP/generate.err" ||
   e2e_die "cdi generate failed: $(cat "$E2E_TMP/generate.err")"
 umask 022
@@ -61,6 +66,9 @@ write_mode_config() {
 
 [nvidia-container-runtime.modes.cdi]
 spec-dirs = ["$SPEC_DIR"]
+
+[nvidia-container-runtime.modes.jit-cdi]
+nvcdi-feature-flags = ["enable-explicit-driver-libraries"]
 
 [nvidia-ctk]
 path = "$CTK"
@@ -109,17 +117,24 @@ run_mode() {
 view() {
   local out="$E2E_TMP/$1.out"
   echo "nodes: $(gpu_nodes "$out")"
-  gpu_field "$out" lib | sort
+  # libnvidia-nvvm70 is CDI-only content (cdi.md §6.3): legacy mode does not mount it.
+  gpu_field "$out" lib | sed '/^libnvidia-nvvm70\.so/d' | sort
   gpu_field "$out" real
   echo "smirc: $(gpu_field "$out" smirc)"
   echo "gpus: $(gpu_smi_gpus "$out")"
 }
 
+# compare_modes <case> <NVIDIA_VISIBLE_DEVICES> [modes]: legacy, then each of the modes ("cdi",
+# "jit"), whose container views must equal legacy's.
 compare_modes() {
-  local case="$1" request="$2" modes="${3:-cdi jit}"
+  local case="$1" request="$2" modes="${3:-cdi jit}" m
   run_mode legacy "legacy-$case" "NVIDIA_VISIBLE_DEVICES=$request" NVIDIA_DRIVER_CAPABILITIES=all
-  run_mode cdi "cdi-$case" "NVIDIA_VISIBLE_DEVICES=$request"
-  run_mode jit-cdi "jit-$case" "NVIDIA_VISIBLE_DEVICES=$request"
+  for m in $modes; do
+    case "$m" in
+      cdi) run_mode cdi "cdi-$case" "NVIDIA_VISIBLE_DEVICES=$request" ;;
+      jit) run_mode jit-cdi "jit-$case" "NVIDIA_VISIBLE_DEVICES=$request" ;;
+    esac
+  done
   view "legacy-$case" >"$E2E_TMP/view-legacy-$case"
   check "$case: legacy view has libcuda.so.1 and a GPU" grep -q "^libcuda.so.1 " "$E2E_TMP/view-legacy-$case"
   for m in $modes; do
@@ -132,23 +147,49 @@ compare_modes() {
   done
 }
 
+# The shim is static; its NVML query runs in the dynamically linked nvidia-container-runtime-nvml
+# helper built next to it, so jit-cdi sees NVML's MIG devices, as legacy mode does.
+HELPER="$(dirname "$GPU_SHIM")/nvidia-container-runtime-nvml"
+[ -x "$HELPER" ] || e2e_die "$HELPER is not built (it is built with the nvidia-container-runtime target)"
+check "the NVML helper is dynamically linked" sh -c "file -L '$HELPER' | grep -q 'dynamically linked'"
+
 compare_modes idx1 1
 compare_modes idx0 0
-compare_modes all all "cdi"
-# Known gap: the shim is a static binary, and its NVML child (chrooted into the driver root)
-# cannot dlopen the mock libnvidia-ml.so.1 without a libc.so.6 in that root, so jit-cdi falls
-# back to /proc/driver/nvidia, which lists no MIG devices: jit-cdi "all" lacks the MIG
-# capability nodes. Everything else must match.
-view jit-all | sed 's| /dev/nvidia-caps[^ ]*||g' >"$E2E_TMP/view-jit-all"
-sed 's| /dev/nvidia-caps[^ ]*||g; s|nodes: /dev/nvidia-caps[^ ]* |nodes: |' "$E2E_TMP/view-legacy-all" |
-  sed 's| /dev/nvidia-caps[^ ]*||g' >"$E2E_TMP/view-legacy-all-nocaps"
-if same_file "$E2E_TMP/view-legacy-all-nocaps" "$E2E_TMP/view-jit-all"; then
-  pass "all: jit mode gives the legacy container view apart from MIG capability nodes"
-else
-  failed "all: jit view differs from legacy: $(diff "$E2E_TMP/view-legacy-all-nocaps" "$E2E_TMP/view-jit-all" | tr '\n' ' ')"
-fi
+compare_modes all all
+compare_modes mig01 0:1
+compare_modes miguuid MIG-11111111-2222-3333-4444-000000000001 jit
+check "mig01: jit-cdi gives the MIG device's capability nodes" \
+  sh -c "grep '^nodes: ' '$E2E_TMP/view-jit-mig01' | grep -q /dev/nvidia-caps/"
+check "all: jit-cdi gives the MIG capability nodes" \
+  sh -c "grep '^nodes: ' '$E2E_TMP/view-jit-all' | grep -q /dev/nvidia-caps/"
 check_eq "all: nvidia-smi lists both GPUs in jit-cdi mode" 2 \
   "$(gpu_field "$E2E_TMP/jit-all.out" smi | grep -c '^GPU ')"
+check_eq "jit-cdi runs: the shim never fell back to /proc/driver/nvidia" 0 \
+  "$(grep -c 'instead of NVML' "$E2E_TMP/shim-debug.log" || true)"
+
+# Without the helper (a copy of the shim alone in a directory, install bindir without one),
+# jit-cdi still works from /proc/driver/nvidia and the shim's log says why.
+LONE="$E2E_TMP/lone"
+mkdir -p "$LONE"
+cp "$GPU_SHIM" "$LONE/nvidia-container-runtime"
+INSTALL_BINDIR="$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$NVCT_BUILD_DIR/CMakeCache.txt")/bin"
+if [ -e "$INSTALL_BINDIR/nvidia-container-runtime-nvml" ] ||
+  [ -e /usr/bin/nvidia-container-runtime-nvml ] || [ -e /usr/local/bin/nvidia-container-runtime-nvml ]; then
+  failed "an installed nvidia-container-runtime-nvml exists on this host; the fallback case cannot be shown"
+else
+  SAVED_SHIM="$GPU_SHIM"
+  GPU_SHIM="$LONE/nvidia-container-runtime"
+  : >"$E2E_TMP/shim-debug.log"
+  run_mode jit-cdi jit-nohelper NVIDIA_VISIBLE_DEVICES=1
+  GPU_SHIM="$SAVED_SHIM"
+  check_contains "no helper: the shim warns that it fell back to procfs, naming the reason" \
+    "no usable NVML helper nvidia-container-runtime-nvml: $LONE/nvidia-container-runtime-nvml (missing)" \
+    "$(cat "$E2E_TMP/shim-debug.log")"
+  check_contains "no helper: ... and that it used /proc/driver/nvidia" \
+    "using /proc/driver/nvidia instead of NVML" "$(cat "$E2E_TMP/shim-debug.log")"
+  check_eq "no helper: jit-cdi still gives the legacy view of GPU 1" \
+    "$(cat "$E2E_TMP/view-legacy-idx1")" "$(view jit-nohelper)"
+fi
 
 # --- hook removal ------------------------------------------------------------------------------
 b="$E2E_TMP/b-hookrm"

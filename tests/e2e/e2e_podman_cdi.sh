@@ -30,8 +30,10 @@ if ls /etc/cdi/*.yaml /etc/cdi/*.json /var/run/cdi/*.yaml /var/run/cdi/*.json >/
 fi
 mkdir -p /etc/cdi
 e2e_on_exit "rm -f '$SPEC'; rmdir /etc/cdi 2>/dev/null"
+# The legacy list of driver libraries, so that the containers can be compared with legacy mode.
 "$CTK" cdi generate --driver-root "$GPU_ROOT" --nvidia-cdi-hook-path "$CDI_HOOK" --output "$SPEC" \
-  2>"$E2E_TMP/generate.err" || e2e_die "cdi generate failed: $(cat "$E2E_TMP/generate.err")"
+  --feature-flag enable-explicit-driver-libraries 2>"$E2E_TMP/generate.err" ||
+  e2e_die "cdi generate failed: $(cat "$E2E_TMP/generate.err")"
 check_eq "spec version is one Podman 4.3 accepts" "cdiVersion: 0.5.0" "$(grep '^cdiVersion' "$SPEC")"
 
 # --- podman with private state ------------------------------------------------------------------
@@ -71,7 +73,8 @@ rootfs_tar "$PM/rootfs" "$PM/rootfs.tar"
 view() {
   local out="$1"
   echo "nodes: $(gpu_nodes "$out")"
-  gpu_field "$out" lib | sort
+  # libnvidia-nvvm70 is CDI-only content (cdi.md §6.3): legacy mode does not mount it.
+  gpu_field "$out" lib | sed '/^libnvidia-nvvm70\.so/d' | sort
   gpu_field "$out" real
   echo "smirc: $(gpu_field "$out" smirc)"
   echo "gpus: $(gpu_smi_gpus "$out")"

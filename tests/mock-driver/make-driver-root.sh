@@ -39,7 +39,7 @@ trim() { local s="$2"; s="${s#"${s%%[![:space:]]*}"}"; printf -v "$1" '%s' "${s%
 declare -A conf=(
   [driver_version]=550.54.14 [cuda_version]=12040 [nvml]=yes [nvml_version]=""
   [imex_channels]=0 [persistenced]=yes [fabricmanager]=no [mps]=yes [decoy_version]=535.00.01
-  [uvm_major]=238 [caps_major]=235 [imex_major]=234
+  [uvm_major]=238 [caps_major]=235 [imex_major]=234 [graphics]=no
 )
 gpu_lines=() mig_lines=()
 lineno=0
@@ -62,6 +62,8 @@ nvml_version="${conf[nvml_version]:-$version}"
 [[ "$nvml_version" =~ ^[0-9][0-9.]*$ && ${#nvml_version} -le 31 ]] ||
   die "bad nvml_version '$nvml_version'"
 [[ "${conf[cuda_version]}" =~ ^[0-9]{1,15}$ ]] || die "bad cuda_version '${conf[cuda_version]}'"
+[[ "${conf[graphics]}" == yes || "${conf[graphics]}" == no ]] ||
+  die "graphics must be yes or no, not '${conf[graphics]}'"
 
 # "k1=v1; k2=v2" -> the associative array named $1.
 parse_record() {
@@ -259,6 +261,38 @@ for i in "${!gpu_records[@]}"; do
     "${gpu[pci_subsystem_id]:-0x16c110de}" "$mig_mode" > "$proc/gpus/$busdir/nvct-mock"
   nodes+=("dev/nvidia$minor 195 $minor 0666")
 done
+
+# ---- graphics (graphics = yes): DRM nodes per GPU and the graphics config files ---------
+# cardN/renderD(128+N) with N = minor + 1, so a card number is never the GPU index or minor
+# (real hosts often have a card0 of the BMC's VGA device).
+if [[ "${conf[graphics]}" == yes ]]; then
+  for i in "${!gpu_records[@]}"; do
+    parse_record gpu "${gpu_records[$i]}"
+    card=$((gpu[minor] + 1)) render=$((gpu[minor] + 129))
+    drm="$root/sys/bus/pci/devices/${gpu_busdirs[$i]}/drm"
+    mkdir -p "$drm/card$card" "$drm/renderD$render" "$drm/card$card-DP-1"
+    printf '226:%s\n' "$card" > "$drm/card$card/dev"
+    printf '226:%s\n' "$render" > "$drm/renderD$render/dev"
+    printf 'disconnected\n' > "$drm/card$card-DP-1/status"
+    nodes+=("dev/dri/card$card 226 $card 0660" "dev/dri/renderD$render 226 $render 0666")
+  done
+  mkdir -p "$root/etc/vulkan/icd.d" "$root/usr/share/vulkan/implicit_layer.d" \
+    "$root/usr/share/glvnd/egl_vendor.d" "$root/usr/share/egl/egl_external_platform.d" \
+    "$root/usr/lib/xorg/modules/drivers" "$root/usr/lib/xorg/modules/extensions"
+  printf '{"file_format_version": "1.0.1", "ICD": {"library_path": "libGLX_nvidia.so.0", "api_version": "1.3.277"}}\n' \
+    > "$root/etc/vulkan/icd.d/nvidia_icd.json"
+  printf '{"file_format_version": "1.0.0", "layer": {"name": "VK_LAYER_NV_optimus", "library_path": "libGLX_nvidia.so.0"}}\n' \
+    > "$root/usr/share/vulkan/implicit_layer.d/nvidia_layers.json"
+  printf '{"file_format_version": "1.0.0", "ICD": {"library_path": "libEGL_nvidia.so.0"}}\n' \
+    > "$root/usr/share/glvnd/egl_vendor.d/10_nvidia.json"
+  printf '{"file_format_version": "1.0.0", "ICD": {"library_path": "libnvidia-egl-gbm.so.1"}}\n' \
+    > "$root/usr/share/egl/egl_external_platform.d/15_nvidia_gbm.json"
+  printf '{"file_format_version": "1.0.0", "ICD": {"library_path": "libnvidia-egl-wayland.so.1"}}\n' \
+    > "$root/usr/share/egl/egl_external_platform.d/10_nvidia_wayland.json"
+  printf 'nvct mock Xorg driver %s\n' "$version" > "$root/usr/lib/xorg/modules/drivers/nvidia_drv.so"
+  printf 'nvct mock GLX module %s\n' "$version" \
+    > "$root/usr/lib/xorg/modules/extensions/libglxserver_nvidia.so.$version"
+fi
 
 # Real drivers number MIG cap minors as 15 GPU instances x (1 + 8 compute instances) per GPU.
 for record in "${mig_lines[@]}"; do

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "nvct/base/error.hpp"
+#include "nvct/cdi/feature_flags.hpp"
 #include "nvct/cdi/generate_hooks.hpp"
 #include "nvct/cdi/inject.hpp"
 #include "nvct/cdi/spec.hpp"
@@ -33,6 +34,7 @@ struct GenerateOptions {
   HookOptions hooks;
   // IMEX channel nodes for the spec-level edits (jit-cdi requests; `cdi generate` has none).
   std::vector<unsigned> imex_channels;
+  FeatureFlags features;
 };
 
 // The device names of one GPU (mig == nullptr) or MIG device under a strategy:

@@ -1,17 +1,27 @@
 // Driver discovery for CDI content (`cdi generate` and the runtime's jit-cdi mode): the driver
 // root's ld.so.cache, NVML run in an isolated child (procfs fallback), and every driver file,
-// node and GPU, as legacy mode discovers them.
+// node and GPU, as legacy mode discovers them, plus the CDI-only libraries
+// (generate_libraries.hpp).
 #pragma once
 
 #include <string>
 
 #include "nvct/base/error.hpp"
+#include "nvct/cdi/generate_libraries.hpp"
 #include "nvct/driver/driver_info.hpp"
 
 namespace nvct::cdi {
 
-// "" means "/". NVML runs as the reference's unprivileged default user when that can be read,
-// else with the caller's ids.
+struct CdiDiscovery {
+  std::string driver_root = "/";  // "" means "/"
+  LibraryDiscovery libraries;
+};
+
+// NVML runs as the reference's unprivileged default user when that can be read, else with the
+// caller's ids.
+Result<driver::DriverInfo> discover_driver_for_cdi(const CdiDiscovery& options);
+
+// The defaults for `driver_root` ("" means "/").
 Result<driver::DriverInfo> discover_driver_for_cdi(const std::string& driver_root);
 
 }  // namespace nvct::cdi

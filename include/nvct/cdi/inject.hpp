@@ -20,6 +20,7 @@ struct HostDeviceInfo {
   std::int64_t major = 0;
   std::int64_t minor = 0;
   std::uint32_t file_mode = 0;  // permission bits (incl. setuid/setgid/sticky)
+  std::uint32_t gid = 0;        // owning group (additionalGids of generated specs)
 };
 
 // The host lookup, behind an interface so that tests need no real /dev nodes.

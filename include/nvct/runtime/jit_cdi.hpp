@@ -11,6 +11,7 @@
 
 #include "nvct/base/error.hpp"
 #include "nvct/cdi/generate.hpp"
+#include "nvct/cdi/generate_modes.hpp"
 #include "nvct/cdi/inject.hpp"
 #include "nvct/config/config.hpp"
 #include "nvct/request/request.hpp"
@@ -20,11 +21,15 @@ namespace nvct::runtime {
 struct JitRequest {
   std::vector<std::string> device_ids;  // "all", index, UUID, "G:M"; "none" dropped
   std::vector<unsigned> imex_channels;
+  // gds, mofed, gdrcopy, nvswitch (from mode=X ids), each applied from its own in-memory spec.
+  std::vector<cdi::GenerateMode> gated_modes = {};
+  // Whether the auto (nvml) spec is wanted: a GPU id, mode=auto, "none" or an IMEX channel.
+  bool gpu_spec = false;
 };
 
 // Groups ids by mode: "X" and "mode=auto,id=X" are GPU ids, "mode=imex,id=N" (and the request's
-// IMEX channels) are IMEX channels; other modes (gds, mofed, gdrcopy, nvswitch) are refused,
-// since nvct's edits builder has no discoverer for them.
+// IMEX channels) are IMEX channels, mode=gds/mofed/gdrcopy/nvswitch are gated modes
+// (runtime/gated_modes.hpp); any other mode is refused.
 Result<JitRequest> group_jit_ids(const std::vector<std::string>& ids,
                                  const std::vector<std::string>& request_imex_channels);
 
@@ -36,7 +41,8 @@ cdi::GenerateOptions jit_generate_options(const JitRequest& request, const confi
 // The edits of a built JIT spec in application order: each device's, then the spec-level ones.
 cdi::ContainerEdits jit_edits(const cdi::Spec& spec);
 
-// Discovers the driver under nvidia-container-cli.root and applies the edits for `ids`.
+// Discovers the driver under nvidia-container-cli.root and applies the edits for `ids`, plus
+// the gated modes the request's NVIDIA_GDS/MOFED/GDRCOPY/NVSWITCH enable.
 Status apply_jit_cdi(nlohmann::ordered_json& spec, const std::vector<std::string>& ids,
                      const request::Request& request, const config::Config& cfg,
                      cdi::DeviceLookup& lookup);

@@ -8,14 +8,20 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
+
+#include <fmt/format.h>
 
 #include "nvct/base/file.hpp"
 #include "nvct/base/log.hpp"
 #include "nvct/base/strings.hpp"
+#include "nvct/cdi/coherent_specs.hpp"
 #include "nvct/cdi/generate_discovery.hpp"
+#include "nvct/cdi/generate_modes.hpp"
 #include "nvct/cdi/registry.hpp"
 #include "nvct/cdi/spec_io.hpp"
 #include "nvct/cdi/transform_root.hpp"
+#include "nvct/cdi/validate.hpp"
 #include "nvct/config/load.hpp"
 #include "output.hpp"
 
@@ -61,13 +67,9 @@ Result<cdi::Format> generate_output_format(const GenerateCommandOptions& options
 Result<cdi::GenerateOptions> generate_options(const GenerateCommandOptions& options,
                                               const config::Config& cfg, bool debug,
                                               std::string_view path_env) {
-  // nvct builds the content of the nvml discovery mode; the other modes need discoverers
-  // (CSV, WSL, management, gds/mofed/...) nvct does not have.
-  if (options.mode != "auto" && options.mode != "nvml")
-    return fail(ENOTSUP, "discovery mode \"" + options.mode +
-                             "\" is not supported by nvct (supported: auto, nvml)");
+  NVCT_ASSIGN_OR_RETURN(auto mode, cdi::parse_generate_mode(options.mode));
   cdi::GenerateOptions o;
-  o.vendor = options.vendor;
+  o.vendor = options.vendor.empty() ? std::string(cdi::default_vendor(mode)) : options.vendor;
   o.class_name = options.class_name;
   o.strategies.clear();
   for (const auto& s : options.device_name_strategies) {
@@ -88,23 +90,80 @@ Result<cdi::GenerateOptions> generate_options(const GenerateCommandOptions& opti
   o.hooks.disabled.insert(options.disable_hooks.begin(), options.disable_hooks.end());
   o.hooks.enabled.insert(options.enable_hooks.begin(), options.enable_hooks.end());
   NVCT_TRY(cdi::validate_hook_options(o.hooks));
+  auto flags = cdi::parse_feature_flags(options.feature_flags);
+  for (const auto& name : flags.unknown) log::warn("Ignoring unknown feature flag {}", name);
+  o.features = flags.flags;
   (void)cfg;
   return o;
 }
 
-Result<std::string> run_cdi_generate(const GenerateCommandOptions& options,
-                                     const config::Config& cfg, bool debug) {
+std::string generate_driver_root(const GenerateCommandOptions& options, const config::Config& cfg) {
+  if (!options.driver_root.empty()) return options.driver_root;
+  return cfg.cli.root.empty() ? "/" : cfg.cli.root;
+}
+
+Result<std::vector<GeneratedOutput>> render_generated(const GenerateCommandOptions& options,
+                                                      const cdi::GenerateOptions& generate,
+                                                      const driver::DriverInfo* info,
+                                                      const std::string& driver_root,
+                                                      cdi::DeviceLookup& lookup) {
   NVCT_ASSIGN_OR_RETURN(auto format, generate_output_format(options));
+  NVCT_ASSIGN_OR_RETURN(auto mode, cdi::parse_generate_mode(options.mode));
+  cdi::Spec spec;
+  if (cdi::mode_needs_driver(mode)) {
+    if (info == nullptr)
+      return fail(EINVAL, fmt::format("mode {} needs the driver", cdi::generate_mode_name(mode)));
+    if (mode == cdi::GenerateMode::kManagement) {
+      NVCT_ASSIGN_OR_RETURN(spec, cdi::build_management_spec(*info, generate, lookup));
+    } else {
+      NVCT_ASSIGN_OR_RETURN(spec, cdi::build_spec(*info, generate, lookup));
+    }
+  } else {
+    cdi::ModeOptions m;
+    m.vendor = generate.vendor;
+    // --class defaults to gpu; these modes name their class after themselves unless it is set.
+    if (options.class_name != "gpu") m.class_name = options.class_name;
+    m.driver_root = driver_root;
+    m.dev_root = generate.dev_root.empty() ? driver_root : generate.dev_root;
+    m.device_ids = generate.device_ids;
+    m.no_all_device = generate.no_all_device;
+    m.features = generate.features;
+    NVCT_ASSIGN_OR_RETURN(spec, cdi::build_device_mode_spec(mode, m, lookup));
+  }
+  NVCT_TRY(with_context(cdi::validate_spec(spec), "generated spec is invalid"));
+  log::info("Generated CDI spec with version {}", spec.cdi_version);
+  std::vector<GeneratedOutput> out;
+  out.push_back({options.output, cdi::render(spec, format)});
+  if (generate.features.coherent_annotations) {
+    // nvct's NVML query does not report the GPUs' addressing mode, so every GPU counts as
+    // non-coherent.
+    for (const auto& part : cdi::split_by_coherence(spec, {})) {
+      NVCT_TRY(with_context(cdi::validate_spec(part.spec), "generated spec is invalid"));
+      std::string path =
+          options.output.empty() ? "" : cdi::suffixed_output_path(options.output, part.suffix);
+      out.push_back({std::move(path), cdi::render(part.spec, format)});
+    }
+  }
+  return out;
+}
+
+Result<std::vector<GeneratedOutput>> run_cdi_generate(const GenerateCommandOptions& options,
+                                                      const config::Config& cfg, bool debug) {
   const char* path = std::getenv("PATH");
   NVCT_ASSIGN_OR_RETURN(auto o, generate_options(options, cfg, debug, path ? path : ""));
-  std::string driver_root = options.driver_root;
-  if (driver_root.empty()) driver_root = cfg.cli.root.empty() ? "/" : cfg.cli.root;
-  NVCT_ASSIGN_OR_RETURN(auto info, cdi::discover_driver_for_cdi(driver_root));
+  NVCT_ASSIGN_OR_RETURN(auto mode, cdi::parse_generate_mode(options.mode));
+  const std::string driver_root = generate_driver_root(options, cfg);
   cdi::HostDeviceLookup lookup;
-  NVCT_ASSIGN_OR_RETURN(
-      auto spec, with_context(cdi::generate_spec(info, o, lookup), "failed to generate CDI spec"));
-  log::info("Generated CDI spec with version {}", spec.cdi_version);
-  return cdi::render(spec, format);
+  std::optional<driver::DriverInfo> info;
+  if (cdi::mode_needs_driver(mode)) {
+    cdi::CdiDiscovery discovery;
+    discovery.driver_root = driver_root;
+    discovery.libraries.search_paths = options.library_search_paths;
+    discovery.libraries.explicit_only = o.features.explicit_driver_libraries;
+    NVCT_ASSIGN_OR_RETURN(info, cdi::discover_driver_for_cdi(discovery));
+  }
+  return with_context(render_generated(options, o, info ? &*info : nullptr, driver_root, lookup),
+                      "failed to generate CDI spec");
 }
 
 namespace {
@@ -122,7 +181,9 @@ void add_generate(CLI::App& cdi, GlobalOptions& globals) {
                 "defined by the output file extension (if specified).")
       ->envname("NVIDIA_CTK_CDI_GENERATE_OUTPUT_FORMAT");
   g->add_option("--mode,--discovery-mode", o->mode,
-                "The mode to use when discovering the available entities. One of [auto | nvml]")
+                "The mode to use when discovering the available entities. One of [auto | gdrcopy "
+                "| gds | imex | management | mofed | nvml | nvswitch] (csv and wsl are not "
+                "supported by nvct)")
       ->envname("NVIDIA_CTK_CDI_GENERATE_MODE")
       ->default_str("auto");
   g->add_option("--dev-root", o->dev_root,
@@ -163,6 +224,17 @@ void add_generate(CLI::App& cdi, GlobalOptions& globals) {
                 "specified multiple times.")
       ->envname("NVIDIA_CTK_CDI_ENABLED_HOOKS")
       ->delimiter(',');
+  g->add_option(
+       "--feature-flag,--feature-flags", o->feature_flags,
+       "specify feature flags for CDI spec generation: enable-explicit-driver-libraries, "
+       "disable-nvsandboxutils, enable-coherent-annotations, disable-multiple-csv-devices, "
+       "no-additional-gids-for-device-nodes, disable-ipc-discoverer")
+      ->envname("NVIDIA_CTK_CDI_FEATURE_FLAGS")
+      ->delimiter(',');
+  g->add_option("--library-search-path", o->library_search_paths,
+                "Specify the path to search for libraries when discovering the entities that "
+                "should be included in the CDI specification (relative to the driver root).")
+      ->delimiter(',');
   g->add_flag("--no-all-device", o->no_all_device,
               "Don't generate an `all` device for the resultant spec");
   g->add_option("--device-id,--device-ids,--device,--devices", o->device_ids,
@@ -176,15 +248,23 @@ void add_generate(CLI::App& cdi, GlobalOptions& globals) {
           with_context(Status(tl::unexpected(cfg.error())), "failed to load the config"));
       return;
     }
-    auto text = run_cdi_generate(*o, *cfg, globals.debug);
-    if (!text) {
-      globals.report(tl::unexpected(text.error()));
+    // The refresh service's env file (cdi.md §10) spells the variable with _GENERATE_.
+    if (o->feature_flags.empty())
+      if (const char* env = std::getenv("NVIDIA_CTK_CDI_GENERATE_FEATURE_FLAGS"))
+        o->feature_flags.emplace_back(env);
+    auto files = run_cdi_generate(*o, *cfg, globals.debug);
+    if (!files) {
+      globals.report(tl::unexpected(files.error()));
       return;
     }
-    auto written = write_output(o->output, *text);
-    // The reference's CDI cache writes specs 0644, whatever an existing file had.
-    if (written && !o->output.empty() && ::chmod(o->output.c_str(), 0644) != 0)
-      written = fail_errno("chmod " + o->output);
+    Status written = ok();
+    for (const auto& f : *files) {
+      written = write_output(f.path, f.text);
+      // The reference's CDI cache writes specs 0644, whatever an existing file had.
+      if (written && !f.path.empty() && ::chmod(f.path.c_str(), 0644) != 0)
+        written = fail_errno("chmod " + f.path);
+      if (!written) break;
+    }
     globals.report(written);
   });
 }

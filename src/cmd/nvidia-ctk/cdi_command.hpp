@@ -34,32 +34,52 @@ Result<std::string> run_cdi_transform_root(const TransformRootOptions& options,
 struct GenerateCommandOptions {
   std::string output;         // "" = stdout
   std::string format;         // "" = from the output extension, else yaml
-  std::string mode = "auto";  // nvct generates nvml-mode content only
+  std::string mode = "auto";  // cdi::parse_generate_mode: not csv or wsl
   std::string dev_root;       // "" = the driver root
   std::vector<std::string> device_name_strategies = {"index"};
   std::string driver_root;  // "" = config nvidia-container-cli.root, else "/"
   std::string hook_path;    // --nvidia-cdi-hook-path
   std::string ldconfig_path;
-  std::string vendor = "nvidia.com";
+  std::string vendor;  // "" = nvidia.com (management.nvidia.com in management mode)
   std::string class_name = "gpu";
   std::vector<std::string> disable_hooks;
   std::vector<std::string> enable_hooks;
   bool no_all_device = false;
   std::vector<std::string> device_ids = {"all"};
+  std::vector<std::string> feature_flags;         // nvcdi flags (config.md §3)
+  std::vector<std::string> library_search_paths;  // root-relative, besides the ldcache
+};
+
+// One file of the output: the spec, and with enable-coherent-annotations its split parts.
+struct GeneratedOutput {
+  std::string path;  // "" = stdout
+  std::string text;
 };
 
 // The output format: --format when given, else .json -> json and .yaml/.yml (or none) -> yaml.
 Result<cdi::Format> generate_output_format(const GenerateCommandOptions& options);
 
-// Maps the flags onto cdi::GenerateOptions (driver root fallback from the config, hook binary
-// from PATH).
+// Maps the flags onto cdi::GenerateOptions (hook binary from PATH, vendor default of the mode,
+// feature flags; an unknown feature flag is logged as a warning and ignored). An invalid or
+// unimplemented (csv, wsl) mode is an error.
 Result<cdi::GenerateOptions> generate_options(const GenerateCommandOptions& options,
                                               const config::Config& cfg, bool debug,
                                               std::string_view path_env);
 
-// Discovers the driver, builds the spec and renders it.
-Result<std::string> run_cdi_generate(const GenerateCommandOptions& options,
-                                     const config::Config& cfg, bool debug);
+// The driver root: --driver-root, else the config's nvidia-container-cli.root, else "/".
+std::string generate_driver_root(const GenerateCommandOptions& options, const config::Config& cfg);
+
+// Builds the spec(s) of the mode from a discovered driver (nullptr for the modes that need
+// none), validates and renders them.
+Result<std::vector<GeneratedOutput>> render_generated(const GenerateCommandOptions& options,
+                                                      const cdi::GenerateOptions& generate,
+                                                      const driver::DriverInfo* info,
+                                                      const std::string& driver_root,
+                                                      cdi::DeviceLookup& lookup);
+
+// Discovers the driver when the mode needs it, builds the spec(s) and renders them.
+Result<std::vector<GeneratedOutput>> run_cdi_generate(const GenerateCommandOptions& options,
+                                                      const config::Config& cfg, bool debug);
 
 // Adds `cdi` with its `generate`, `list` and `transform root` subcommands.
 void add_cdi_command(CLI::App& parent, GlobalOptions& globals);

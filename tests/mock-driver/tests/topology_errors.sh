@@ -25,6 +25,7 @@ rejects "gpu without uuid" "gpu line without uuid" \
 rejects "duplicate minor" "two GPUs with minor 0" "$gpu0
 $gpu0"
 rejects "bad mig mode" "gpu mig must be enabled, disabled or unsupported" "$gpu0; mig=maybe"
+rejects "bad graphics value" "graphics must be yes or no, not 'maybe'" "graphics = maybe"
 rejects "mig on a GPU without MIG" "mig line for a GPU without MIG" "$gpu0
 mig = gpu=0; gi=1; ci=0; uuid=MIG-0; profile=1g.10gb"
 rejects "mig on an unknown GPU" "mig line for unknown gpu" "$gpu0; mig=enabled

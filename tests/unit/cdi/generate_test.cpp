@@ -336,3 +336,70 @@ TEST(GenerateSpec, NameStrategyParsing) {
 
 }  // namespace
 }  // namespace nvct::cdi
+
+// Feature flags and device node groups in the nvml content (cdi.md §6.3, config.md §3).
+namespace nvct::cdi {
+namespace {
+
+TEST(GenerateSpecFeatures, GroupOnlyNodeGidGoesToAdditionalGidsAndNeeds070) {
+  MapDeviceLookup lookup;
+  lookup.nodes["/driver-root/dev/nvidia0"] = HostDeviceInfo{"c", 195, 0, 0660, 44};
+  lookup.nodes["/driver-root/dev/nvidiactl"] = HostDeviceInfo{"c", 195, 255, 0666, 0};
+  auto spec = generate_spec(golden_info("/driver-root"), GenerateOptions{}, lookup);
+  ASSERT_TRUE(spec) << spec.error().message();
+  EXPECT_EQ(spec->devices[0].container_edits.device_nodes[0].gid, 44u);
+  EXPECT_EQ(spec->devices[0].container_edits.additional_gids, std::vector<std::uint32_t>{44});
+  EXPECT_EQ(spec->devices[1].name, "all");
+  EXPECT_EQ(spec->devices[1].container_edits.additional_gids, std::vector<std::uint32_t>{44});
+  EXPECT_FALSE(spec->container_edits.device_nodes[0].gid.has_value());  // gid 0 is left out
+  EXPECT_TRUE(spec->container_edits.additional_gids.empty());
+  EXPECT_EQ(spec->cdi_version, "0.7.0");
+  EXPECT_NE(to_yaml(*spec).find("additionalGids:\n            - 44"), std::string::npos)
+      << to_yaml(*spec);
+}
+
+TEST(GenerateSpecFeatures, NoAdditionalGidsForDeviceNodesKeepsTheGidButNot070) {
+  MapDeviceLookup lookup;
+  lookup.nodes["/driver-root/dev/nvidia0"] = HostDeviceInfo{"c", 195, 0, 0660, 44};
+  GenerateOptions o;
+  o.features.no_additional_gids_for_device_nodes = true;
+  auto spec = generate_spec(golden_info("/driver-root"), o, lookup);
+  ASSERT_TRUE(spec) << spec.error().message();
+  EXPECT_EQ(spec->devices[0].container_edits.device_nodes[0].gid, 44u);
+  EXPECT_TRUE(spec->devices[0].container_edits.additional_gids.empty());
+  EXPECT_EQ(spec->cdi_version, "0.5.0");
+}
+
+TEST(GenerateSpecFeatures, DisableIpcDiscovererDropsSocketMounts) {
+  MapDeviceLookup lookup;
+  driver::DriverInfo info = golden_info("/driver-root");
+  info.ipcs.push_back("/run/nvidia-persistenced/socket");
+  auto with = generate_spec(info, GenerateOptions{}, lookup);
+  ASSERT_TRUE(with) << with.error().message();
+  auto has_socket = [](const Spec& s) {
+    for (const auto& m : s.container_edits.mounts)
+      if (m.container_path == "/run/nvidia-persistenced/socket") return true;
+    return false;
+  };
+  EXPECT_TRUE(has_socket(*with));
+  GenerateOptions o;
+  o.features.disable_ipc_discoverer = true;
+  auto without = generate_spec(info, o, lookup);
+  ASSERT_TRUE(without) << without.error().message();
+  EXPECT_FALSE(has_socket(*without));
+  EXPECT_FALSE(without->container_edits.mounts.empty());  // libraries stay
+}
+
+TEST(GenerateSpecFeatures, NvsandboxutilsAndCsvFlagsChangeNothingInNvmlContent) {
+  MapDeviceLookup lookup;
+  GenerateOptions o;
+  o.features.disable_nvsandboxutils = true;
+  o.features.disable_multiple_csv_devices = true;
+  auto a = generate_spec(golden_info("/driver-root"), o, lookup);
+  auto b = generate_spec(golden_info("/driver-root"), GenerateOptions{}, lookup);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(*a, *b);
+}
+
+}  // namespace
+}  // namespace nvct::cdi

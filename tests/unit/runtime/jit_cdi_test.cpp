@@ -30,13 +30,46 @@ TEST(JitIds, ImexModeAndRequestChannelsBecomeChannels) {
 
 TEST(JitIds, InvalidImexChannelFails) { EXPECT_FALSE(group_jit_ids({}, {"x"})); }
 
-TEST(JitIds, GatedModesAreRefusedNamingTheMode) {
-  for (const char* id : {"mode=gds,id=foo", "mode=gdrcopy,id=bar", "mode=nvswitch", "mode=mofed"}) {
+TEST(JitIds, GatedModesAreGroupedOncePerModeInOrder) {
+  // runtime.md §7.5: ["0","mode=gds,id=foo","mode=gdrcopy,id=bar"] -> [auto,gds,gdrcopy];
+  // ["mode=gds,id=x","mode=gds,id=y","mode=gds"] -> [gds].
+  auto r = group_jit_ids({"0", "mode=gds,id=foo", "mode=gdrcopy,id=bar", "mode=gds"}, {});
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(r->device_ids, Ids{"0"});
+  EXPECT_TRUE(r->gpu_spec);
+  EXPECT_EQ(r->gated_modes,
+            (std::vector<cdi::GenerateMode>{cdi::GenerateMode::kGds, cdi::GenerateMode::kGdrcopy}));
+}
+
+TEST(JitIds, OnlyGatedModesNeedNoGpuSpec) {
+  auto r = group_jit_ids({"mode=nvswitch", "mode=mofed"}, {});
+  ASSERT_TRUE(r);
+  EXPECT_FALSE(r->gpu_spec);
+  EXPECT_TRUE(r->device_ids.empty());
+  EXPECT_EQ(r->gated_modes, (std::vector<cdi::GenerateMode>{cdi::GenerateMode::kNvswitch,
+                                                            cdi::GenerateMode::kMofed}));
+  auto none = group_jit_ids({"none"}, {});
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->gpu_spec);  // "none": driver files without GPUs
+}
+
+TEST(JitIds, UnknownModesAreRefusedNamingTheMode) {
+  for (const char* id : {"mode=bogus", "mode=csv,id=0", "mode=management"}) {
     auto r = group_jit_ids({"0", id}, {});
     ASSERT_FALSE(r) << id;
     EXPECT_EQ(r.error().code(), ENOTSUP);
     EXPECT_NE(r.error().message().find("not supported"), std::string::npos);
   }
+}
+
+TEST(JitOptions, NvcdiFeatureFlagsFromTheConfig) {
+  config::Config cfg;
+  cfg.runtime.jit_cdi.nvcdi_feature_flags =
+      std::vector<std::string>{"no-additional-gids-for-device-nodes", "disable-ipc-discoverer"};
+  auto o = jit_generate_options(JitRequest{{"0"}, {}}, cfg, "");
+  EXPECT_TRUE(o.features.no_additional_gids_for_device_nodes);
+  EXPECT_TRUE(o.features.disable_ipc_discoverer);
+  EXPECT_FALSE(o.features.explicit_driver_libraries);
 }
 
 TEST(JitIds, DuplicatesAreDropped) {

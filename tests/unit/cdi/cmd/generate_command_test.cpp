@@ -114,3 +114,164 @@ TEST(CdiGenerateOptions, BadStrategyAndEnableAllAreErrors) {
 
 }  // namespace
 }  // namespace nvct::cmd::nvidia_ctk
+
+// --feature-flag, --library-search-path and --mode (cdi.md §6.1, config.md §3).
+#include <memory>
+
+#include "../generate_fixture.hpp"
+#include "nvct/testing/temp_dir.hpp"
+
+namespace nvct::cmd::nvidia_ctk {
+namespace {
+
+TEST(CdiGenerateFlags, FeatureFlagsAndLibrarySearchPathsAreRepeatableLists) {
+  CLI::App app;
+  GlobalOptions globals;
+  CLI::App* g = generate_command(app, globals);
+  EXPECT_EQ(g->get_option("--feature-flag")->get_envname(), "NVIDIA_CTK_CDI_FEATURE_FLAGS");
+  EXPECT_EQ(g->get_option("--feature-flags")->get_envname(), "NVIDIA_CTK_CDI_FEATURE_FLAGS");
+  EXPECT_TRUE(g->get_option("--library-search-path")->get_envname().empty());
+  app.parse(
+      "cdi generate --driver-root /nonexistent-driver-root --feature-flag a,b --feature-flags c "
+      "--library-search-path /x --library-search-path /y,/z",
+      false);
+  EXPECT_EQ(g->get_option("--feature-flag")->as<std::vector<std::string>>(),
+            (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(g->get_option("--library-search-path")->as<std::vector<std::string>>(),
+            (std::vector<std::string>{"/x", "/y", "/z"}));
+}
+
+TEST(CdiGenerateOptions, FeatureFlagsReachTheGeneratorAndUnknownOnesOnlyWarn) {
+  auto sink = std::make_shared<nvct::testing::MemorySink>();
+  log::set_sink(sink);
+  GenerateCommandOptions c;
+  c.feature_flags = {"no-additional-gids-for-device-nodes", "not-a-flag"};
+  auto o = generate_options(c, config::Config{}, false, "");
+  log::set_sink(nullptr);
+  ASSERT_TRUE(o) << o.error().message();
+  EXPECT_TRUE(o->features.no_additional_gids_for_device_nodes);
+  EXPECT_FALSE(o->features.disable_ipc_discoverer);
+  EXPECT_TRUE(sink->contains("Ignoring unknown feature flag not-a-flag"));
+}
+
+TEST(CdiGenerateOptions, VendorDefaultDependsOnTheMode) {
+  GenerateCommandOptions c;
+  EXPECT_EQ(generate_options(c, config::Config{}, false, "")->vendor, "nvidia.com");
+  c.mode = "management";
+  EXPECT_EQ(generate_options(c, config::Config{}, false, "")->vendor, "management.nvidia.com");
+  c.vendor = "example.com";
+  EXPECT_EQ(generate_options(c, config::Config{}, false, "")->vendor, "example.com");
+  c.mode = "gds";
+  c.vendor = "";
+  EXPECT_EQ(generate_options(c, config::Config{}, false, "")->vendor, "nvidia.com");
+}
+
+TEST(CdiGenerateOptions, EveryReferenceModeButCsvAndWslIsAccepted) {
+  for (const char* m :
+       {"auto", "nvml", "management", "gds", "mofed", "gdrcopy", "nvswitch", "imex"}) {
+    GenerateCommandOptions c;
+    c.mode = m;
+    EXPECT_TRUE(generate_options(c, config::Config{}, false, "")) << m;
+  }
+  GenerateCommandOptions c;
+  c.mode = "bogus";
+  auto o = generate_options(c, config::Config{}, false, "");
+  ASSERT_FALSE(o);
+  EXPECT_NE(o.error().message().find("invalid discovery mode \"bogus\""), std::string::npos);
+}
+
+TEST(CdiGenerateOptions, DriverRootFallsBackToTheConfigThenSlash) {
+  GenerateCommandOptions c;
+  config::Config cfg;
+  EXPECT_EQ(generate_driver_root(c, cfg), "/");
+  cfg.cli.root = "/run/nvidia/driver";
+  EXPECT_EQ(generate_driver_root(c, cfg), "/run/nvidia/driver");
+  c.driver_root = "/other";
+  EXPECT_EQ(generate_driver_root(c, cfg), "/other");
+}
+
+TEST(CdiGenerateRender, GdrcopyModeNeedsNoDriverAndNamesItsClass) {
+  nvct::testing::TempDir dir;
+  dir.write("dev/gdrdrv", "");
+  cdi::testing::MapDeviceLookup lookup;
+  lookup.nodes[dir.path() + "/dev/gdrdrv"] = cdi::HostDeviceInfo{"c", 508, 0, 0666, 0};
+  GenerateCommandOptions c;
+  c.mode = "gdrcopy";
+  auto g = generate_options(c, config::Config{}, false, "");
+  ASSERT_TRUE(g);
+  auto out = render_generated(c, *g, nullptr, dir.path(), lookup);
+  ASSERT_TRUE(out) << out.error().message();
+  ASSERT_EQ(out->size(), 1u);
+  EXPECT_NE((*out)[0].text.find("kind: nvidia.com/gdrcopy"), std::string::npos) << (*out)[0].text;
+  EXPECT_NE((*out)[0].text.find("path: /dev/gdrdrv"), std::string::npos);
+  // --class other than the default names the class
+  c.class_name = "copy";
+  auto renamed = render_generated(c, *g, nullptr, dir.path(), lookup);
+  ASSERT_TRUE(renamed);
+  EXPECT_NE((*renamed)[0].text.find("kind: nvidia.com/copy"), std::string::npos);
+}
+
+TEST(CdiGenerateRender, ModeWithoutItsDevicesFailsValidation) {
+  nvct::testing::TempDir dir;
+  cdi::testing::MapDeviceLookup lookup;
+  GenerateCommandOptions c;
+  c.mode = "mofed";
+  auto g = generate_options(c, config::Config{}, false, "");
+  ASSERT_TRUE(g);
+  auto out = render_generated(c, *g, nullptr, dir.path(), lookup);
+  ASSERT_FALSE(out);
+  EXPECT_NE(out.error().message().find("generated spec is invalid"), std::string::npos);
+}
+
+TEST(CdiGenerateRender, NvmlModeWithoutDriverIsAnError) {
+  cdi::testing::MapDeviceLookup lookup;
+  GenerateCommandOptions c;
+  auto g = generate_options(c, config::Config{}, false, "");
+  ASSERT_TRUE(g);
+  EXPECT_FALSE(render_generated(c, *g, nullptr, "/", lookup));
+}
+
+TEST(CdiGenerateRender, CoherentAnnotationsAddTheNoncoherentSpecFile) {
+  cdi::testing::MapDeviceLookup lookup;
+  auto info = cdi::testing::golden_info("/driver-root");
+  GenerateCommandOptions c;
+  c.output = "/etc/cdi/nvidia.yaml";
+  c.feature_flags = {"enable-coherent-annotations"};
+  auto g = generate_options(c, config::Config{}, false, "");
+  ASSERT_TRUE(g);
+  auto out = render_generated(c, *g, &info, "/driver-root", lookup);
+  ASSERT_TRUE(out) << out.error().message();
+  ASSERT_EQ(out->size(), 2u);
+  EXPECT_EQ((*out)[0].path, "/etc/cdi/nvidia.yaml");
+  EXPECT_NE((*out)[0].text.find("kind: nvidia.com/gpu\n"), std::string::npos);
+  EXPECT_EQ((*out)[1].path, "/etc/cdi/nvidia.noncoherent.yaml");
+  EXPECT_NE((*out)[1].text.find("kind: nvidia.com/gpu.noncoherent"), std::string::npos);
+  EXPECT_NE((*out)[1].text.find("cdiVersion: 0.6.0"), std::string::npos);
+  // without the flag: one file
+  GenerateCommandOptions plain;
+  plain.output = c.output;
+  auto one = render_generated(plain, *generate_options(plain, config::Config{}, false, ""), &info,
+                              "/driver-root", lookup);
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->size(), 1u);
+}
+
+TEST(CdiGenerateRender, ManagementModeHasOnlyTheAllDevice) {
+  nvct::testing::TempDir dir;
+  dir.write("dev/nvidia0", "");
+  cdi::testing::MapDeviceLookup lookup;
+  lookup.nodes[dir.path() + "/dev/nvidia0"] = cdi::HostDeviceInfo{"c", 195, 0, 0666, 0};
+  auto info = cdi::testing::golden_info(dir.path());
+  GenerateCommandOptions c;
+  c.mode = "management";
+  auto g = generate_options(c, config::Config{}, false, "");
+  ASSERT_TRUE(g);
+  auto out = render_generated(c, *g, &info, dir.path(), lookup);
+  ASSERT_TRUE(out) << out.error().message();
+  EXPECT_NE((*out)[0].text.find("kind: management.nvidia.com/gpu"), std::string::npos);
+  EXPECT_NE((*out)[0].text.find("- name: all"), std::string::npos);
+  EXPECT_EQ((*out)[0].text.find("- name: \"0\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace nvct::cmd::nvidia_ctk

@@ -1,0 +1,67 @@
+// The discovery modes of `nvidia-ctk cdi generate --mode` (spec/cdi.md §6.1) besides nvml, and
+// the gated device sets the runtime adds on NVIDIA_GDS / NVIDIA_MOFED / NVIDIA_GDRCOPY /
+// NVIDIA_NVSWITCH (spec/runtime.md §7.4). The spec names the modes but not their content; nvct
+// follows the toolkit's discoverers:
+//   gds:      char nodes /dev/nvidia-fs*, mounts /etc/cufile.json and /run/udev (driver root);
+//   mofed:    char nodes /dev/infiniband/uverbs*, /dev/infiniband/rdma_cm;
+//   gdrcopy:  char node /dev/gdrdrv;
+//   nvswitch: char nodes /dev/nvidia-nvswitch*;
+//   each as one device named `all`;
+//   imex:     one device per /dev/nvidia-caps-imex-channels/channelN, named N, plus `all`;
+//   management (needs the driver): the driver content of nvml mode, and one `all` device with
+//             every NVIDIA node (/dev/nvidia*, /dev/nvidia-caps/nvidia-cap*, IMEX channels);
+//             vendor management.nvidia.com.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nvct/base/error.hpp"
+#include "nvct/cdi/generate.hpp"
+#include "nvct/cdi/inject.hpp"
+#include "nvct/cdi/spec.hpp"
+#include "nvct/driver/driver_info.hpp"
+
+namespace nvct::cdi {
+
+enum class GenerateMode { kNvml, kManagement, kGds, kMofed, kGdrcopy, kNvswitch, kImex };
+
+// "auto" and "nvml" -> kNvml; csv and wsl are valid reference modes nvct does not implement
+// (ENOTSUP naming the mode); anything else is EINVAL listing the valid ones.
+Result<GenerateMode> parse_generate_mode(std::string_view text);
+
+std::string_view generate_mode_name(GenerateMode mode);
+
+// management.nvidia.com for management, else nvidia.com.
+std::string_view default_vendor(GenerateMode mode);
+
+// Modes whose content comes from the driver (libraries, GPUs): nvml and management.
+bool mode_needs_driver(GenerateMode mode);
+
+// The char device nodes under dev_root that match `pattern` (an absolute path whose last
+// component may end in '*'), in name order. Non-device entries are skipped.
+std::vector<std::string> find_device_nodes(const std::string& dev_root, std::string_view pattern,
+                                           DeviceLookup& lookup);
+
+struct ModeOptions {
+  std::string vendor = "nvidia.com";
+  std::string class_name;                         // "" = the mode's name
+  std::string driver_root = "/";                  // host prefix of file mounts
+  std::string dev_root = "/";                     // host prefix of nodes
+  std::vector<std::string> device_ids = {"all"};  // imex: channel numbers or "all"
+  bool no_all_device = false;
+  FeatureFlags features;
+};
+
+// gds, mofed, gdrcopy, nvswitch and imex specs (not validated; may have no devices when the
+// host has none of the nodes).
+Result<Spec> build_device_mode_spec(GenerateMode mode, const ModeOptions& options,
+                                    DeviceLookup& lookup);
+
+// The management spec from the discovered driver (GenerateOptions as for nvml; device ids and
+// name strategies do not apply).
+Result<Spec> build_management_spec(const driver::DriverInfo& info, const GenerateOptions& options,
+                                   DeviceLookup& lookup);
+
+}  // namespace nvct::cdi

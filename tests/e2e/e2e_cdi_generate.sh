@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# `nvidia-ctk cdi generate` flags on the MIG mock driver (cdi.md §6.1-§6.3, config.md §3):
+# --feature-flag (and its env variables) with each nvcdi flag's effect, device node GIDs in
+# additionalGids (cdiVersion 0.7.0), the CDI-only libraries (every *.so.<version>, vdpau,
+# libnvidia-nvvm70), --library-search-path, and the --mode values gds, mofed, gdrcopy,
+# nvswitch, imex and management. Then the runtime's gated modes (runtime.md §7.4):
+# NVIDIA_GDRCOPY=enabled adds /dev/gdrdrv in jit-cdi and legacy mode (checked in config.json
+# after `create`).
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/rootfs.sh"
+source "$(dirname "$0")/lib/gpu.sh"
+
+gpu_setup mig
+CTK="$(nvct_bin nvidia-ctk)"
+CDI_HOOK="$(nvct_bin nvidia-cdi-hook)"
+VERSION=550.54.14
+
+gen() { "$CTK" cdi generate --driver-root "$GPU_ROOT" --nvidia-cdi-hook-path "$CDI_HOOK" "$@"; }
+# mount container paths of a JSON spec, one per line
+mounts() { jq -r '[.containerEdits.mounts[]?.containerPath] | .[]' "$1"; }
+
+# --- libraries ----------------------------------------------------------------------------------
+gen --format json >"$E2E_TMP/default.json" 2>"$E2E_TMP/default.err" ||
+  e2e_die "cdi generate failed: $(cat "$E2E_TMP/default.err")"
+LIBDIR="$(dirname "$(mounts "$E2E_TMP/default.json" | grep "/libcuda.so.$VERSION\$")")"
+[ -n "$LIBDIR" ] && [ "$LIBDIR" != . ] || e2e_die "no libcuda mount in the default spec"
+check_eq "default spec needs only cdiVersion 0.5.0" 0.5.0 "$(jq -r .cdiVersion "$E2E_TMP/default.json")"
+check "libnvidia-nvvm70.so.4 is mounted" grep -qx "$LIBDIR/libnvidia-nvvm70.so.4" <(mounts "$E2E_TMP/default.json")
+check "every *.so.$VERSION of the ldcache (libnvidia-gtk3) without explicit libraries" \
+  grep -qx "$LIBDIR/libnvidia-gtk3.so.$VERSION" <(mounts "$E2E_TMP/default.json")
+gen --format json --feature-flag enable-explicit-driver-libraries >"$E2E_TMP/explicit.json" 2>/dev/null ||
+  failed "--feature-flag enable-explicit-driver-libraries failed"
+check "enable-explicit-driver-libraries drops libnvidia-gtk3" \
+  bash -c "! grep -q libnvidia-gtk3 <(jq -r '.containerEdits.mounts[].containerPath' '$E2E_TMP/explicit.json')"
+check "enable-explicit-driver-libraries keeps nvvm70 and libcuda" \
+  grep -qx "$LIBDIR/libnvidia-nvvm70.so.4" <(mounts "$E2E_TMP/explicit.json")
+NVIDIA_CTK_CDI_FEATURE_FLAGS=enable-explicit-driver-libraries gen --format json >"$E2E_TMP/env.json" 2>/dev/null
+check_eq "NVIDIA_CTK_CDI_FEATURE_FLAGS is the flag's env variable" \
+  "$(mounts "$E2E_TMP/explicit.json")" "$(mounts "$E2E_TMP/env.json")"
+NVIDIA_CTK_CDI_GENERATE_FEATURE_FLAGS=enable-explicit-driver-libraries gen --format json \
+  >"$E2E_TMP/env2.json" 2>/dev/null
+check_eq "NVIDIA_CTK_CDI_GENERATE_FEATURE_FLAGS (refresh env file) also works" \
+  "$(mounts "$E2E_TMP/explicit.json")" "$(mounts "$E2E_TMP/env2.json")"
+gen --format json --feature-flag not-a-flag >/dev/null 2>"$E2E_TMP/unknown.err" ||
+  failed "an unknown feature flag must not fail the command"
+check_contains "an unknown feature flag is a warning" "Ignoring unknown feature flag not-a-flag" \
+  "$(cat "$E2E_TMP/unknown.err")"
+
+mkdir -p "$GPU_ROOT/opt/extra"
+cp "$GPU_ROOT$LIBDIR/libcuda.so.$VERSION" "$GPU_ROOT/opt/extra/libnvidia-extra.so.$VERSION"
+gen --format json --library-search-path /opt/extra >"$E2E_TMP/search.json" 2>/dev/null ||
+  failed "--library-search-path failed"
+check "--library-search-path adds its *.so.$VERSION" \
+  grep -qx "/opt/extra/libnvidia-extra.so.$VERSION" <(mounts "$E2E_TMP/search.json")
+check "without --library-search-path the directory is not used" \
+  bash -c "! grep -q /opt/extra <(jq -r '.containerEdits.mounts[].containerPath' '$E2E_TMP/default.json')"
+
+# --- IPC ----------------------------------------------------------------------------------------
+check "persistenced socket mounted by default" \
+  grep -q "nvidia-persistenced/socket" <(mounts "$E2E_TMP/default.json")
+gen --format json --feature-flag disable-ipc-discoverer >"$E2E_TMP/noipc.json" 2>/dev/null
+check "disable-ipc-discoverer drops the socket mounts" \
+  bash -c "! grep -q -e persistenced/socket -e nvidia-mps <(jq -r '.containerEdits.mounts[].containerPath' '$E2E_TMP/noipc.json')"
+
+# --- additionalGids -----------------------------------------------------------------------------
+chgrp 44 "$GPU_ROOT/dev/nvidia1"
+chmod 0660 "$GPU_ROOT/dev/nvidia1"
+gen --format json >"$E2E_TMP/gids.json" 2>/dev/null || failed "generate with a group-only node failed"
+check_eq "a group-only node raises cdiVersion to 0.7.0" 0.7.0 "$(jq -r .cdiVersion "$E2E_TMP/gids.json")"
+check_eq "device 1 carries gid 44 and additionalGids [44]" '44 [44]' \
+  "$(jq -c '.devices[] | select(.name == "1") | .containerEdits | "\(.deviceNodes[0].gid) \(.additionalGids)"' -r "$E2E_TMP/gids.json")"
+check_eq "the all device carries additionalGids [44]" '[44]' \
+  "$(jq -c '.devices[] | select(.name == "all") | .containerEdits.additionalGids' "$E2E_TMP/gids.json")"
+gen --format json --feature-flag no-additional-gids-for-device-nodes >"$E2E_TMP/nogids.json" 2>/dev/null
+check_eq "no-additional-gids-for-device-nodes: cdiVersion back to 0.5.0" 0.5.0 \
+  "$(jq -r .cdiVersion "$E2E_TMP/nogids.json")"
+check_eq "no-additional-gids-for-device-nodes: no additionalGids" 0 \
+  "$(jq '[.. | objects | select(has("additionalGids"))] | length' "$E2E_TMP/nogids.json")"
+chmod 0666 "$GPU_ROOT/dev/nvidia1"
+chgrp 0 "$GPU_ROOT/dev/nvidia1"
+
+# --- coherent annotations -----------------------------------------------------------------------
+SPECS="$E2E_TMP/specs"
+gen --output "$SPECS/nvidia.yaml" --feature-flag enable-coherent-annotations 2>/dev/null ||
+  failed "enable-coherent-annotations failed"
+check_eq "noncoherent spec written next to the output, 0644" 644 "$(stat -c %a "$SPECS/nvidia.noncoherent.yaml" 2>/dev/null)"
+check_contains "noncoherent kind" "kind: nvidia.com/gpu.noncoherent" "$(cat "$SPECS/nvidia.noncoherent.yaml" 2>/dev/null)"
+check_contains "cdi list reads both specs" "nvidia.com/gpu.noncoherent=1" \
+  "$("$CTK" cdi list --spec-dir "$SPECS" 2>/dev/null)"
+
+# --- modes --------------------------------------------------------------------------------------
+mknod "$GPU_ROOT/dev/gdrdrv" c 508 0 && chmod 0666 "$GPU_ROOT/dev/gdrdrv"
+mknod "$GPU_ROOT/dev/nvidia-fs0" c 240 0 && chmod 0666 "$GPU_ROOT/dev/nvidia-fs0"
+mkdir -p "$GPU_ROOT/etc" && echo '{}' >"$GPU_ROOT/etc/cufile.json"
+gen --mode gdrcopy --format json >"$E2E_TMP/gdrcopy.json" 2>"$E2E_TMP/gdrcopy.err" ||
+  failed "--mode gdrcopy failed: $(cat "$E2E_TMP/gdrcopy.err")"
+check_eq "gdrcopy: kind and one all device with /dev/gdrdrv" "nvidia.com/gdrcopy all /dev/gdrdrv" \
+  "$(jq -r '"\(.kind) \(.devices[0].name) \(.devices[0].containerEdits.deviceNodes[0].path)"' "$E2E_TMP/gdrcopy.json")"
+gen --mode gds --format json >"$E2E_TMP/gds.json" 2>/dev/null || failed "--mode gds failed"
+check_eq "gds: nvidia-fs nodes and cufile.json" "nvidia.com/gds /dev/nvidia-fs0 /etc/cufile.json" \
+  "$(jq -r '"\(.kind) \(.devices[0].containerEdits.deviceNodes[0].path) \(.devices[0].containerEdits.mounts[0].containerPath)"' "$E2E_TMP/gds.json")"
+if gen --mode mofed >/dev/null 2>"$E2E_TMP/mofed.err"; then
+  failed "--mode mofed without /dev/infiniband nodes should fail"
+else
+  check_contains "mofed without nodes: invalid spec" "generated spec is invalid" "$(cat "$E2E_TMP/mofed.err")"
+fi
+gen --mode imex --format json >"$E2E_TMP/imex.json" 2>/dev/null || failed "--mode imex failed"
+check_eq "imex: a device per channel, then all" "0 1 all" \
+  "$(jq -r '[.devices[].name] | join(" ")' "$E2E_TMP/imex.json")"
+gen --mode management --enable-hook chmod --format json >"$E2E_TMP/mgmt.json" 2>/dev/null ||
+  failed "--mode management failed"
+check_eq "management: vendor management.nvidia.com, only the all device" "management.nvidia.com/gpu all" \
+  "$(jq -r '"\(.kind) \([.devices[].name] | join(" "))"' "$E2E_TMP/mgmt.json")"
+check_contains "management: all holds IMEX channels and MIG caps" \
+  "/dev/nvidia-caps-imex-channels/channel0" "$(jq -r '.devices[0].containerEdits.deviceNodes[].path' "$E2E_TMP/mgmt.json")"
+check_contains "management: chmod hook for /dev/nvidia-caps" '"chmod","--mode","755","--path","/dev/nvidia-caps"' \
+  "$(jq -c '.containerEdits.hooks[].args' "$E2E_TMP/mgmt.json")"
+if gen --mode wsl >/dev/null 2>"$E2E_TMP/wsl.err"; then failed "--mode wsl should fail"; else
+  # the log quotes the message, so the mode's quotes appear escaped
+  check_contains "--mode wsl is refused by name" 'mode \"wsl\" is not supported by nvct' \
+    "$(cat "$E2E_TMP/wsl.err")"
+fi
+
+# --- gated modes in the runtime -----------------------------------------------------------------
+write_config() {
+  local mode="$1" file="$E2E_TMP/config-$1.toml"
+  sed "s/^mode = .*/mode = \"$mode\"/" "$GPU_CONFIG" >"$file"
+  printf '\n[nvidia-ctk]\npath = "%s"\n' "$CTK" >>"$file"
+  echo "$file"
+}
+gated_create() {
+  local name="$1" config="$2" b="$E2E_TMP/b-$1"
+  shift 2
+  gpu_bundle "$b" "$@"
+  if NVIDIA_CTK_CONFIG_FILE_PATH="$config" "$GPU_SHIM" --root "$GPU_STATE" create --bundle "$b" "$name" \
+    </dev/null >/dev/null 2>"$E2E_TMP/$name.err"; then
+    runc --root "$GPU_STATE" delete --force "$name" >/dev/null 2>&1 || true
+  else
+    echo "create failed: $(tr '\n' ' ' <"$E2E_TMP/$name.err")"
+    return 0
+  fi
+  jq -c '[.linux.devices[]? | select(.path == "/dev/gdrdrv") | .major]' "$b/config.json"
+}
+CONFIG_JIT="$(write_config jit-cdi)"
+check_eq "jit-cdi: NVIDIA_GDRCOPY=enabled adds /dev/gdrdrv" '[508]' \
+  "$(gated_create jit-gdr "$CONFIG_JIT" NVIDIA_VISIBLE_DEVICES=0 NVIDIA_GDRCOPY=enabled)"
+check_eq "jit-cdi: without NVIDIA_GDRCOPY no /dev/gdrdrv" '[]' \
+  "$(gated_create jit-plain "$CONFIG_JIT" NVIDIA_VISIBLE_DEVICES=0)"
+check_eq "legacy: NVIDIA_GDRCOPY=enabled adds /dev/gdrdrv" '[508]' \
+  "$(gated_create legacy-gdr "$GPU_CONFIG" NVIDIA_VISIBLE_DEVICES=0 NVIDIA_GDRCOPY=enabled)"
+check_eq "legacy: NVIDIA_GDRCOPY=yes is not enabled" '[]' \
+  "$(gated_create legacy-yes "$GPU_CONFIG" NVIDIA_VISIBLE_DEVICES=0 NVIDIA_GDRCOPY=yes)"
+
+e2e_finish
