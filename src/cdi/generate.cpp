@@ -115,7 +115,7 @@ Result<Spec> build_spec(const driver::DriverInfo& info, const GenerateOptions& o
   if (o.features.disable_ipc_discoverer)
     std::erase_if(common.mounts,
                   [](const edits::FileMount& m) { return m.kind == edits::FileKind::kIpc; });
-  const GraphicsFacts graphics = discover_graphics(info, dev_root);
+  const GraphicsFacts graphics = discover_graphics(info, dev_root, o.config_search_paths);
   add_graphics_symlinks(common, graphics);
 
   std::vector<Target> targets;

@@ -7,10 +7,11 @@
 
 namespace nvct::cdi {
 
-GraphicsFacts discover_graphics(const driver::DriverInfo& info, const std::string& dev_root) {
+GraphicsFacts discover_graphics(const driver::DriverInfo& info, const std::string& dev_root,
+                                const std::vector<std::string>& config_search_paths) {
   GraphicsFacts facts;
   if (auto root = driver::DriverRoot::open(info.root)) {
-    facts.files = driver::find_graphics_files(*root, info.nvrm_version);
+    facts.files = driver::find_graphics_files(*root, info.nvrm_version, config_search_paths);
   } else {
     log::warn("graphics files not added: driver root {}: {}", info.root, root.error().message());
   }

@@ -121,7 +121,8 @@ Result<GenerateMode> parse_generate_mode(std::string_view text) {
   if (text == "gdrcopy") return GenerateMode::kGdrcopy;
   if (text == "nvswitch") return GenerateMode::kNvswitch;
   if (text == "imex") return GenerateMode::kImex;
-  if (text == "csv" || text == "wsl")
+  if (text == "csv") return GenerateMode::kCsv;
+  if (text == "wsl")
     return fail(ENOTSUP, fmt::format("discovery mode \"{}\" is not supported by nvct", text));
   return fail(EINVAL, fmt::format("invalid discovery mode \"{}\" (expected one of auto, csv, "
                                   "gdrcopy, gds, imex, management, mofed, nvml, nvswitch, wsl)",
@@ -144,6 +145,8 @@ std::string_view generate_mode_name(GenerateMode mode) {
       return "nvswitch";
     case GenerateMode::kImex:
       return "imex";
+    case GenerateMode::kCsv:
+      return "csv";
   }
   return "nvml";
 }
@@ -179,6 +182,10 @@ std::vector<std::string> find_device_nodes(const std::string& dev_root, std::str
 Result<Spec> build_device_mode_spec(GenerateMode mode, const ModeOptions& o, DeviceLookup& lookup) {
   if (mode_needs_driver(mode))
     return fail(EINVAL, fmt::format("mode {} needs the driver", generate_mode_name(mode)));
+  if (mode == GenerateMode::kCsv) {
+    NVCT_ASSIGN_OR_RETURN(auto rows, read_csv_mount_spec_files(o.csv_files));
+    return build_csv_spec(rows, o, lookup);
+  }
   Spec spec;
   spec.kind = o.vendor + "/" +
               (o.class_name.empty() ? std::string(generate_mode_name(mode)) : o.class_name);

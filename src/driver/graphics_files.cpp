@@ -30,10 +30,18 @@ std::optional<GraphicsFile> first_match(const DriverRoot& root,
 
 }  // namespace
 
-GraphicsFiles find_graphics_files(const DriverRoot& root, std::string_view driver_version) {
+GraphicsFiles find_graphics_files(const DriverRoot& root, std::string_view driver_version,
+                                  const std::vector<std::string>& extra_config_dirs) {
   GraphicsFiles out;
-  const std::vector<std::string> config_dirs(std::begin(kGraphicsConfigDirs),
-                                             std::end(kGraphicsConfigDirs));
+  std::vector<std::string> config_dirs;
+  for (const auto& dir : extra_config_dirs) {
+    std::string d = dir;
+    while (d.size() > 1 && d.back() == '/') d.pop_back();
+    if (d.empty() || d == "/") continue;  // the names are relative to a config directory
+    config_dirs.push_back(d.front() == '/' ? d : "/" + d);
+  }
+  config_dirs.insert(config_dirs.end(), std::begin(kGraphicsConfigDirs),
+                     std::end(kGraphicsConfigDirs));
   for (auto name : kGraphicsConfigNames)
     if (auto f = first_match(root, config_dirs, name)) out.files.push_back(std::move(*f));
 

@@ -50,7 +50,8 @@ Result<JitRequest> group_jit_ids(const std::vector<std::string>& ids,
     } else if (mode == "imex") {
       out.gpu_spec = true;
       if (!value.empty()) add_unique(channels, value);
-    } else if (gated && !cdi::mode_needs_driver(*gated) && *gated != cdi::GenerateMode::kImex) {
+    } else if (gated && !cdi::mode_needs_driver(*gated) && *gated != cdi::GenerateMode::kImex &&
+               *gated != cdi::GenerateMode::kCsv) {  // csv is the runtime's csv mode (Tegra)
       if (std::find(out.gated_modes.begin(), out.gated_modes.end(), *gated) ==
           out.gated_modes.end())
         out.gated_modes.push_back(*gated);

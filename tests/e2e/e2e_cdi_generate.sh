@@ -3,7 +3,7 @@
 # --feature-flag (and its env variables) with each nvcdi flag's effect, device node GIDs in
 # additionalGids (cdiVersion 0.7.0), the CDI-only libraries (every *.so.<version>, vdpau,
 # libnvidia-nvvm70), --library-search-path, and the --mode values gds, mofed, gdrcopy,
-# nvswitch, imex and management. Then the runtime's gated modes (runtime.md §7.4):
+# nvswitch, imex, management and csv (a test-made Tegra root), --config-search-path. Then the runtime's gated modes (runtime.md §7.4):
 # NVIDIA_GDRCOPY=enabled adds /dev/gdrdrv in jit-cdi and legacy mode (checked in config.json
 # after `create`).
 source "$(dirname "$0")/lib/common.sh"
@@ -120,6 +120,49 @@ if gen --mode wsl >/dev/null 2>"$E2E_TMP/wsl.err"; then failed "--mode wsl shoul
   check_contains "--mode wsl is refused by name" 'mode \"wsl\" is not supported by nvct' \
     "$(cat "$E2E_TMP/wsl.err")"
 fi
+
+# --- csv mode (Tegra) on a test-made driver root ---------------------------------------------
+TEGRA="$E2E_TMP/tegra"
+mkdir -p "$TEGRA/dev" "$TEGRA/usr/lib/aarch64-linux-gnu/tegra" "$TEGRA/usr/share/nvidia" "$TEGRA/csv"
+mknod "$TEGRA/dev/nvmap" c 10 3 && mknod "$TEGRA/dev/nvhost-ctrl" c 10 4 && mknod "$TEGRA/dev/nvhost-gpu" c 10 5
+echo elf >"$TEGRA/usr/lib/aarch64-linux-gnu/tegra/libcuda.so.1.1"
+ln -s libcuda.so.1.1 "$TEGRA/usr/lib/aarch64-linux-gnu/tegra/libcuda.so.1"
+ln -s tegra/libcuda.so.1 "$TEGRA/usr/lib/aarch64-linux-gnu/libcuda.so"
+printf '# devices\ndev, /dev/nvmap\n\n  dev ,  /dev/nvhost-*  \n' >"$TEGRA/csv/devices.csv"
+printf 'lib, /usr/lib/aarch64-linux-gnu/tegra/libcuda.so.1\nsym, /usr/lib/aarch64-linux-gnu/libcuda.so\ndir, /usr/share/nvidia\n' >"$TEGRA/csv/drivers.csv"
+"$CTK" cdi generate --mode csv --driver-root "$TEGRA" --nvidia-cdi-hook-path "$CDI_HOOK" --format json \
+  --csv.file "$TEGRA/csv/devices.csv" --csv.file "$TEGRA/csv/missing.csv" --csv.file "$TEGRA/csv/drivers.csv" \
+  --csv.ignore-pattern 'nvhost-gpu' --csv.compat-container-root /usr/local/cuda/compat \
+  >"$E2E_TMP/csv.json" 2>"$E2E_TMP/csv.err" || failed "--mode csv failed: $(cat "$E2E_TMP/csv.err")"
+check_eq "csv: kind nvidia.com/gpu with only the all device" "nvidia.com/gpu all" \
+  "$(jq -r '"\(.kind) \([.devices[].name] | join(" "))"' "$E2E_TMP/csv.json")"
+check_eq "csv: dev rows (glob, ignore pattern) as char nodes" "/dev/nvmap:10:3 /dev/nvhost-ctrl:10:4" \
+  "$(jq -r '[.devices[0].containerEdits.deviceNodes[] | "\(.path):\(.major):\(.minor)"] | join(" ")' "$E2E_TMP/csv.json")"
+check_eq "csv: lib resolved to its file, dir mounted" \
+  "/usr/lib/aarch64-linux-gnu/tegra/libcuda.so.1.1 /usr/share/nvidia" \
+  "$(jq -r '[.devices[0].containerEdits.mounts[].containerPath] | join(" ")' "$E2E_TMP/csv.json")"
+check_eq "csv: hooks in order" "create-symlinks enable-cuda-compat update-ldcache" \
+  "$(jq -r '[.devices[0].containerEdits.hooks[].args[1]] | join(" ")' "$E2E_TMP/csv.json")"
+check_contains "csv: lib chain and sym row become links" \
+  '"--link","libcuda.so.1.1::/usr/lib/aarch64-linux-gnu/tegra/libcuda.so.1","--link","tegra/libcuda.so.1::/usr/lib/aarch64-linux-gnu/libcuda.so"' \
+  "$(jq -c '.devices[0].containerEdits.hooks[0].args' "$E2E_TMP/csv.json")"
+check_contains "csv: --csv.compat-container-root reaches enable-cuda-compat" \
+  '--cuda-compat-container-root=/usr/local/cuda/compat' "$(jq -c '.devices[0].containerEdits.hooks[1].args' "$E2E_TMP/csv.json")"
+check_contains "csv: update-ldcache folder" '"--folder","/usr/lib/aarch64-linux-gnu/tegra"' \
+  "$(jq -c '.devices[0].containerEdits.hooks[2].args' "$E2E_TMP/csv.json")"
+printf 'bogus, /x\n' >"$TEGRA/csv/bad.csv"
+if "$CTK" cdi generate --mode csv --driver-root "$TEGRA" --csv.file "$TEGRA/csv/bad.csv" >/dev/null 2>"$E2E_TMP/csvbad.err"; then
+  failed "--mode csv with an unknown row type should fail"
+else
+  check_contains "csv: unknown type names file and line" "$TEGRA/csv/bad.csv:1" "$(cat "$E2E_TMP/csvbad.err")"
+fi
+
+# --- --config-search-path -----------------------------------------------------------------------
+mkdir -p "$GPU_ROOT/opt/nvconf/vulkan/icd.d" && echo '{}' >"$GPU_ROOT/opt/nvconf/vulkan/icd.d/nvidia_icd.json"
+gen --format json --config-search-path /opt/nvconf >"$E2E_TMP/confsearch.json" 2>/dev/null ||
+  failed "--config-search-path failed"
+check "--config-search-path: the Vulkan ICD comes from the extra directory" \
+  grep -qx /opt/nvconf/vulkan/icd.d/nvidia_icd.json <(mounts "$E2E_TMP/confsearch.json")
 
 # --- gated modes in the runtime -----------------------------------------------------------------
 write_config() {

@@ -35,6 +35,9 @@ struct GenerateOptions {
   // IMEX channel nodes for the spec-level edits (jit-cdi requests; `cdi generate` has none).
   std::vector<unsigned> imex_channels;
   FeatureFlags features;
+  // --config-search-path: root-relative directories searched for the graphics config files
+  // before /etc and /usr/share.
+  std::vector<std::string> config_search_paths;
 };
 
 // The device names of one GPU (mig == nullptr) or MIG device under a strategy:

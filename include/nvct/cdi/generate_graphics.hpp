@@ -26,7 +26,9 @@ struct GraphicsFacts {
 // spec's device nodes), and the graphics files under the driver root. A root that cannot be
 // opened, or a GPU whose nodes cannot be read, contributes nothing (logged): a host without
 // nvidia-drm still gets a usable spec.
-GraphicsFacts discover_graphics(const driver::DriverInfo& info, const std::string& dev_root);
+// config_search_paths: extra root-relative config directories, searched first.
+GraphicsFacts discover_graphics(const driver::DriverInfo& info, const std::string& dev_root,
+                                const std::vector<std::string>& config_search_paths = {});
 
 // The DRM nodes of one GPU as edits nodes (host path = container path, under dev_root later).
 std::vector<edits::DeviceNode> drm_device_nodes(const GraphicsFacts& facts, const driver::Gpu& gpu);

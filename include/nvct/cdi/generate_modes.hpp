@@ -11,6 +11,19 @@
 //   management (needs the driver): the driver content of nvml mode, and one `all` device with
 //             every NVIDIA node (/dev/nvidia*, /dev/nvidia-caps/nvidia-cap*, IMEX channels);
 //             vendor management.nvidia.com.
+//   csv:      one device named `all` (Tegra has one integrated GPU; nvct does not name it after
+//             an index) built from the CSV mount specs (csv_mount_spec.hpp):
+//               dev: char nodes under the dev root; the path may be a glob(3) pattern;
+//               lib: read-only bind mounts under the driver root (globs allowed); a library that
+//                    is a symlink is followed to its final file, which is mounted, and each link
+//                    of the chain becomes a create-symlinks argument; their directories go to
+//                    update-ldcache as --folder;
+//               sym: a create-symlinks argument `<target as read on the host>::<path>`;
+//               dir: a read-only bind mount of the directory;
+//             --csv.ignore-pattern drops rows (and glob matches) whose path, or basename, matches
+//             the fnmatch(3) pattern. A mounted libcuda.so.<version> adds enable-cuda-compat
+//             (--host-driver-version=<version>, plus --cuda-compat-container-root=<dir> from
+//             --csv.compat-container-root). Entries that do not exist are skipped.
 #pragma once
 
 #include <string>
@@ -18,6 +31,7 @@
 #include <vector>
 
 #include "nvct/base/error.hpp"
+#include "nvct/cdi/csv_mount_spec.hpp"
 #include "nvct/cdi/generate.hpp"
 #include "nvct/cdi/inject.hpp"
 #include "nvct/cdi/spec.hpp"
@@ -25,9 +39,9 @@
 
 namespace nvct::cdi {
 
-enum class GenerateMode { kNvml, kManagement, kGds, kMofed, kGdrcopy, kNvswitch, kImex };
+enum class GenerateMode { kNvml, kManagement, kGds, kMofed, kGdrcopy, kNvswitch, kImex, kCsv };
 
-// "auto" and "nvml" -> kNvml; csv and wsl are valid reference modes nvct does not implement
+// "auto" and "nvml" -> kNvml; wsl is a valid reference mode nvct does not implement
 // (ENOTSUP naming the mode); anything else is EINVAL listing the valid ones.
 Result<GenerateMode> parse_generate_mode(std::string_view text);
 
@@ -52,10 +66,18 @@ struct ModeOptions {
   std::vector<std::string> device_ids = {"all"};  // imex: channel numbers or "all"
   bool no_all_device = false;
   FeatureFlags features;
+  HookOptions hooks;  // csv: create-symlinks, enable-cuda-compat, update-ldcache
+  std::vector<std::string> csv_files = kDefaultCsvFiles;
+  std::vector<std::string> csv_ignore_patterns;
+  std::string csv_compat_container_root;
 };
 
-// gds, mofed, gdrcopy, nvswitch and imex specs (not validated; may have no devices when the
+// gds, mofed, gdrcopy, nvswitch, imex and csv specs (not validated; may have no devices when the
 // host has none of the nodes).
+// The csv spec from already-read mount specs (build_device_mode_spec reads options.csv_files).
+Result<Spec> build_csv_spec(const std::vector<CsvMountSpec>& specs, const ModeOptions& options,
+                            DeviceLookup& lookup);
+
 Result<Spec> build_device_mode_spec(GenerateMode mode, const ModeOptions& options,
                                     DeviceLookup& lookup);
 

@@ -53,7 +53,9 @@ struct GraphicsFiles {
 
 // Looks the set up under the driver root. Only regular files count (a directory or a dangling
 // link named like a config file is skipped). driver_version "" skips the GLX module, whose
-// name carries it.
-GraphicsFiles find_graphics_files(const DriverRoot& root, std::string_view driver_version);
+// name carries it. extra_config_dirs (`cdi generate --config-search-path`, root-relative) are
+// searched for the config names before /etc and /usr/share.
+GraphicsFiles find_graphics_files(const DriverRoot& root, std::string_view driver_version,
+                                  const std::vector<std::string>& extra_config_dirs = {});
 
 }  // namespace nvct::driver

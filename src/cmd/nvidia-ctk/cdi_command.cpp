@@ -93,6 +93,7 @@ Result<cdi::GenerateOptions> generate_options(const GenerateCommandOptions& opti
   auto flags = cdi::parse_feature_flags(options.feature_flags);
   for (const auto& name : flags.unknown) log::warn("Ignoring unknown feature flag {}", name);
   o.features = flags.flags;
+  o.config_search_paths = options.config_search_paths;
   (void)cfg;
   return o;
 }
@@ -128,6 +129,10 @@ Result<std::vector<GeneratedOutput>> render_generated(const GenerateCommandOptio
     m.device_ids = generate.device_ids;
     m.no_all_device = generate.no_all_device;
     m.features = generate.features;
+    m.hooks = generate.hooks;
+    m.csv_files = options.csv_files;
+    m.csv_ignore_patterns = options.csv_ignore_patterns;
+    m.csv_compat_container_root = options.csv_compat_container_root;
     NVCT_ASSIGN_OR_RETURN(spec, cdi::build_device_mode_spec(mode, m, lookup));
   }
   NVCT_TRY(with_context(cdi::validate_spec(spec), "generated spec is invalid"));
@@ -181,8 +186,8 @@ void add_generate(CLI::App& cdi, GlobalOptions& globals) {
                 "defined by the output file extension (if specified).")
       ->envname("NVIDIA_CTK_CDI_GENERATE_OUTPUT_FORMAT");
   g->add_option("--mode,--discovery-mode", o->mode,
-                "The mode to use when discovering the available entities. One of [auto | gdrcopy "
-                "| gds | imex | management | mofed | nvml | nvswitch] (csv and wsl are not "
+                "The mode to use when discovering the available entities. One of [auto | csv | "
+                "gdrcopy | gds | imex | management | mofed | nvml | nvswitch] (wsl is not "
                 "supported by nvct)")
       ->envname("NVIDIA_CTK_CDI_GENERATE_MODE")
       ->default_str("auto");
@@ -235,6 +240,21 @@ void add_generate(CLI::App& cdi, GlobalOptions& globals) {
                 "Specify the path to search for libraries when discovering the entities that "
                 "should be included in the CDI specification (relative to the driver root).")
       ->delimiter(',');
+  g->add_option("--config-search-path", o->config_search_paths,
+                "Specify the path to search for config files when discovering the entities that "
+                "should be included in the CDI specification (relative to the driver root).")
+      ->delimiter(',');
+  g->add_option("--csv.file", o->csv_files,
+                "The path to the list of CSV files to use when generating the CDI specification "
+                "in CSV mode.")
+      ->delimiter(',')
+      ->default_str(strings::join(cdi::kDefaultCsvFiles, ","));
+  g->add_option("--csv.ignore-pattern", o->csv_ignore_patterns,
+                "Specify a pattern; CSV entries whose path (or file name) matches it are ignored.")
+      ->delimiter(',');
+  g->add_option("--csv.compat-container-root", o->csv_compat_container_root,
+                "Specify the container folder to use for CUDA Forward Compatibility in "
+                "non-standard containers");
   g->add_flag("--no-all-device", o->no_all_device,
               "Don't generate an `all` device for the resultant spec");
   g->add_option("--device-id,--device-ids,--device,--devices", o->device_ids,

@@ -8,6 +8,7 @@
 
 #include "global_options.hpp"
 #include "nvct/base/error.hpp"
+#include "nvct/cdi/csv_mount_spec.hpp"
 #include "nvct/cdi/generate.hpp"
 #include "nvct/cdi/spec_io.hpp"
 #include "nvct/config/config.hpp"
@@ -34,7 +35,7 @@ Result<std::string> run_cdi_transform_root(const TransformRootOptions& options,
 struct GenerateCommandOptions {
   std::string output;         // "" = stdout
   std::string format;         // "" = from the output extension, else yaml
-  std::string mode = "auto";  // cdi::parse_generate_mode: not csv or wsl
+  std::string mode = "auto";  // cdi::parse_generate_mode: not wsl
   std::string dev_root;       // "" = the driver root
   std::vector<std::string> device_name_strategies = {"index"};
   std::string driver_root;  // "" = config nvidia-container-cli.root, else "/"
@@ -48,6 +49,10 @@ struct GenerateCommandOptions {
   std::vector<std::string> device_ids = {"all"};
   std::vector<std::string> feature_flags;         // nvcdi flags (config.md §3)
   std::vector<std::string> library_search_paths;  // root-relative, besides the ldcache
+  std::vector<std::string> config_search_paths;   // root-relative, before /etc and /usr/share
+  std::vector<std::string> csv_files = cdi::kDefaultCsvFiles;
+  std::vector<std::string> csv_ignore_patterns;
+  std::string csv_compat_container_root;
 };
 
 // One file of the output: the spec, and with enable-coherent-annotations its split parts.
@@ -61,7 +66,7 @@ Result<cdi::Format> generate_output_format(const GenerateCommandOptions& options
 
 // Maps the flags onto cdi::GenerateOptions (hook binary from PATH, vendor default of the mode,
 // feature flags; an unknown feature flag is logged as a warning and ignored). An invalid or
-// unimplemented (csv, wsl) mode is an error.
+// unimplemented (wsl) mode is an error.
 Result<cdi::GenerateOptions> generate_options(const GenerateCommandOptions& options,
                                               const config::Config& cfg, bool debug,
                                               std::string_view path_env);

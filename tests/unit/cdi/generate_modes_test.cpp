@@ -48,11 +48,12 @@ TEST(GenerateModes, ParseModes) {
   EXPECT_EQ(*parse_generate_mode("gdrcopy"), GenerateMode::kGdrcopy);
   EXPECT_EQ(*parse_generate_mode("nvswitch"), GenerateMode::kNvswitch);
   EXPECT_EQ(*parse_generate_mode("imex"), GenerateMode::kImex);
-  for (const char* m : {"csv", "wsl"}) {
-    auto r = parse_generate_mode(m);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().code(), ENOTSUP) << m;
-  }
+  EXPECT_EQ(*parse_generate_mode("csv"), GenerateMode::kCsv);
+  EXPECT_EQ(generate_mode_name(GenerateMode::kCsv), "csv");
+  EXPECT_FALSE(mode_needs_driver(GenerateMode::kCsv));
+  auto wsl = parse_generate_mode("wsl");
+  ASSERT_FALSE(wsl);
+  EXPECT_EQ(wsl.error().code(), ENOTSUP);
   auto bad = parse_generate_mode("bogus");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().code(), EINVAL);

@@ -46,6 +46,17 @@ TEST_F(GraphicsFilesTest, EtcWinsOverUsrShare) {
   EXPECT_EQ(targets(g), (std::vector<std::string>{"/etc/vulkan/icd.d/nvidia_icd.json"}));
 }
 
+TEST_F(GraphicsFilesTest, ExtraConfigDirsAreSearchedFirst) {
+  dir_.write("etc/vulkan/icd.d/nvidia_icd.json", "etc");
+  dir_.write("opt/nv/share/vulkan/icd.d/nvidia_icd.json", "extra");
+  dir_.write("usr/share/glvnd/egl_vendor.d/10_nvidia.json", "share");
+  auto g = find_graphics_files(root(), "", {"opt/nv/share/", "/missing"});
+  EXPECT_EQ(targets(g), (std::vector<std::string>{"/opt/nv/share/vulkan/icd.d/nvidia_icd.json",
+                                                  "/usr/share/glvnd/egl_vendor.d/10_nvidia.json"}));
+  auto plain = find_graphics_files(root(), "");
+  EXPECT_EQ(targets(plain).at(0), "/etc/vulkan/icd.d/nvidia_icd.json");
+}
+
 TEST_F(GraphicsFilesTest, NothingInstalledMeansNoFiles) {
   dir_.write("etc/hostname", "h");
   EXPECT_EQ(find_graphics_files(root(), "550.54.14"), GraphicsFiles{});

@@ -166,9 +166,9 @@ TEST(CdiGenerateOptions, VendorDefaultDependsOnTheMode) {
   EXPECT_EQ(generate_options(c, config::Config{}, false, "")->vendor, "nvidia.com");
 }
 
-TEST(CdiGenerateOptions, EveryReferenceModeButCsvAndWslIsAccepted) {
+TEST(CdiGenerateOptions, EveryReferenceModeButWslIsAccepted) {
   for (const char* m :
-       {"auto", "nvml", "management", "gds", "mofed", "gdrcopy", "nvswitch", "imex"}) {
+       {"auto", "nvml", "management", "gds", "mofed", "gdrcopy", "nvswitch", "imex", "csv"}) {
     GenerateCommandOptions c;
     c.mode = m;
     EXPECT_TRUE(generate_options(c, config::Config{}, false, "")) << m;
@@ -209,6 +209,65 @@ TEST(CdiGenerateRender, GdrcopyModeNeedsNoDriverAndNamesItsClass) {
   auto renamed = render_generated(c, *g, nullptr, dir.path(), lookup);
   ASSERT_TRUE(renamed);
   EXPECT_NE((*renamed)[0].text.find("kind: nvidia.com/copy"), std::string::npos);
+}
+
+TEST(CdiGenerateFlags, CsvAndConfigSearchPathFlags) {
+  CLI::App app;
+  GlobalOptions globals;
+  CLI::App* g = generate_command(app, globals);
+  EXPECT_EQ(g->get_option("--csv.file")->get_default_str(),
+            "/etc/nvidia-container-runtime/host-files-for-container.d/devices.csv,"
+            "/etc/nvidia-container-runtime/host-files-for-container.d/drivers.csv,"
+            "/etc/nvidia-container-runtime/host-files-for-container.d/l4t.csv");
+  app.parse(
+      "cdi generate --driver-root /nonexistent-driver-root --csv.file /a.csv,/b.csv "
+      "--csv.ignore-pattern x* --csv.ignore-pattern y --csv.compat-container-root /compat "
+      "--config-search-path /c1 --config-search-path /c2,/c3",
+      false);
+  EXPECT_EQ(g->get_option("--csv.file")->as<std::vector<std::string>>(),
+            (std::vector<std::string>{"/a.csv", "/b.csv"}));
+  EXPECT_EQ(g->get_option("--csv.ignore-pattern")->as<std::vector<std::string>>(),
+            (std::vector<std::string>{"x*", "y"}));
+  EXPECT_EQ(g->get_option("--csv.compat-container-root")->as<std::string>(), "/compat");
+  EXPECT_EQ(g->get_option("--config-search-path")->as<std::vector<std::string>>(),
+            (std::vector<std::string>{"/c1", "/c2", "/c3"}));
+}
+
+TEST(CdiGenerateOptions, DefaultCsvFilesAndConfigSearchPathReachTheGenerator) {
+  GenerateCommandOptions c;
+  EXPECT_EQ(c.csv_files, cdi::kDefaultCsvFiles);
+  c.config_search_paths = {"/opt/share"};
+  auto o = generate_options(c, config::Config{}, false, "");
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->config_search_paths, (std::vector<std::string>{"/opt/share"}));
+}
+
+TEST(CdiGenerateRender, CsvModeUsesTheCsvFlags) {
+  nvct::testing::TempDir dir;
+  dir.write("dev/nvmap", "");
+  dir.write("dev/nvhost-ctrl", "");
+  dir.write("usr/lib/tegra/libcuda.so.1.1", "elf");
+  dir.write("f.csv",
+            "dev, /dev/nvmap\ndev, /dev/nvhost-ctrl\nlib, /usr/lib/tegra/libcuda.so.1.1\n");
+  cdi::testing::MapDeviceLookup lookup;
+  lookup.nodes[dir.path() + "/dev/nvmap"] = cdi::HostDeviceInfo{"c", 10, 3, 0666, 0};
+  lookup.nodes[dir.path() + "/dev/nvhost-ctrl"] = cdi::HostDeviceInfo{"c", 10, 1, 0666, 0};
+  GenerateCommandOptions c;
+  c.mode = "csv";
+  c.csv_files = {dir.path() + "/f.csv"};
+  c.csv_ignore_patterns = {"nvhost-*"};
+  c.csv_compat_container_root = "/compat";
+  auto g = generate_options(c, config::Config{}, false, "");
+  ASSERT_TRUE(g);
+  auto out = render_generated(c, *g, nullptr, dir.path(), lookup);
+  ASSERT_TRUE(out) << out.error().message();
+  const std::string& text = (*out)[0].text;
+  EXPECT_NE(text.find("kind: nvidia.com/gpu"), std::string::npos) << text;
+  EXPECT_NE(text.find("name: all"), std::string::npos);
+  EXPECT_NE(text.find("path: /dev/nvmap"), std::string::npos);
+  EXPECT_EQ(text.find("nvhost-ctrl"), std::string::npos);
+  EXPECT_NE(text.find("containerPath: /usr/lib/tegra/libcuda.so.1.1"), std::string::npos);
+  EXPECT_NE(text.find("--cuda-compat-container-root=/compat"), std::string::npos);
 }
 
 TEST(CdiGenerateRender, ModeWithoutItsDevicesFailsValidation) {
