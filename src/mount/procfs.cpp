@@ -3,16 +3,14 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <linux/magic.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "nvct/base/file.hpp"
 #include "nvct/base/log.hpp"
 #include "nvct/mount/bind.hpp"
-#include "nvct/mount/target.hpp"
+#include "nvct/mount/tmpfs.hpp"
 
 namespace nvct::mount {
 namespace {
@@ -57,65 +55,11 @@ Status write_files(int dirfd, const std::vector<ProcFile>& files) {
   return ok();
 }
 
-// A detached tmpfs (fsopen/fsmount) already populated, or an empty fd without the new API.
-Result<unique_fd> detached_tmpfs(const std::vector<ProcFile>& files) {
-  if (classic_mount_api_forced()) return unique_fd();
-  unique_fd fs(::fsopen("tmpfs", FSOPEN_CLOEXEC));
-  if (!fs) {
-    if (errno == ENOSYS) return unique_fd();
-    return fail_errno("fsopen tmpfs");
-  }
-  if (::fsconfig(fs.get(), FSCONFIG_SET_STRING, "mode", "0555", 0) != 0 ||
-      ::fsconfig(fs.get(), FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) != 0)
-    return fail_errno("configure tmpfs");
-  unique_fd mnt(::fsmount(fs.get(), FSMOUNT_CLOEXEC,
-                          MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC));
-  if (!mnt) {
-    if (errno == ENOSYS) return unique_fd();
-    return fail_errno("fsmount tmpfs");
-  }
-  NVCT_TRY(write_files(mnt.get(), files));
-  return mnt;
-}
-
-Status verify_tmpfs(int top) {
-  struct statfs fs {};
-  if (::fstatfs(top, &fs) != 0) return fail_errno("statfs procfs tmpfs");
-  if (fs.f_type != TMPFS_MAGIC) return fail(EXDEV, "mounted /proc/driver/nvidia is not our tmpfs");
-  unsigned long want = ST_NOSUID | ST_NODEV | ST_NOEXEC;
-  if ((static_cast<unsigned long>(fs.f_flags) & want) != want)
-    return fail(EPERM, "procfs tmpfs lacks nosuid,nodev,noexec");
-  return ok();
-}
-
 Status mount_tmpfs(const Root& rootfs, const std::vector<ProcFile>& files, Journal& journal) {
-  NVCT_ASSIGN_OR_RETURN(unique_fd tmpfs, detached_tmpfs(files));
-  NVCT_ASSIGN_OR_RETURN(Target target, create_target(rootfs, kContainerDir, TargetKind::kDirectory,
-                                                     PathPolicy::kProcfs, &journal));
-  bool classic = !tmpfs;
-  if (!classic && ::move_mount(tmpfs.get(), "", target.fd.get(), "",
-                               MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0) {
-    if (errno != ENOSYS) return fail_errno("move_mount procfs tmpfs");
-    classic = true;
-  }
-  if (classic && ::mount("tmpfs", proc_fd_path(target.fd.get()).c_str(), "tmpfs",
-                         MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0555") != 0)
-    return fail_errno("mount tmpfs");
-  unique_fd top(
-      ::openat(target.parent.get(), target.name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
-  if (!top) return fail_errno("reopen procfs tmpfs");
-  NVCT_TRY(journal.record_mount(top.get(), kContainerDir));
-  if (classic) {
-    if (::mount(nullptr, proc_fd_path(top.get()).c_str(), nullptr, MS_PRIVATE, nullptr) != 0)
-      return fail_errno("make procfs tmpfs private");
-    NVCT_TRY(verify_tmpfs(top.get()));
-    unique_fd dir(::open(proc_fd_path(top.get()).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (!dir) return fail_errno("open procfs tmpfs");
-    NVCT_TRY(write_files(dir.get(), files));
-  }
-  NVCT_TRY(verify_tmpfs(top.get()));
-  log::info("mounted tmpfs at {} (nosuid,nodev,noexec,mode=0555)", target.path);
-  return ok();
+  NVCT_ASSIGN_OR_RETURN(MountedTmpfs tmpfs,
+                        mount_private_tmpfs(rootfs, kContainerDir, PathPolicy::kProcfs, journal));
+  NVCT_ASSIGN_OR_RETURN(unique_fd dir, open_tmpfs_dir(tmpfs));
+  return write_files(dir.get(), files);
 }
 
 // The driver's files go under the container's /proc only when that is a real procfs (the one

@@ -18,6 +18,7 @@
 #include "nvct/base/unique_fd.hpp"
 #include "nvct/mount/in_root.hpp"
 #include "nvct/mount/journal.hpp"
+#include "nvct/mount/tmpfs.hpp"
 
 namespace nvct::mount {
 
@@ -42,10 +43,7 @@ Result<std::uint64_t> update_profile_file(int dirfd, const std::string& where, s
                                           mode_t new_mode);
 
 // The tmpfs of the legacy driver mount, held by fd until the file is written.
-struct ProfileTmpfs {
-  unique_fd fd;      // O_PATH, the root of the mounted tmpfs
-  std::string path;  // in-root path it was mounted on
-};
+using ProfileTmpfs = MountedTmpfs;
 
 // Mounts a private tmpfs (mode 0555, nosuid,nodev,noexec; mount.md §5) on kProfileDir, creating
 // the directory (and /etc/nvidia) in-root when missing. A symlinked /etc/nvidia is resolved

@@ -1,0 +1,83 @@
+#include "nvct/mount/tmpfs.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "mount_sandbox.hpp"
+#include "nvct/mount/bind.hpp"
+
+namespace nvct::mount {
+namespace {
+
+using testing::Sandbox;
+
+// Param: {walker forced, classic mount(2) forced}.
+class PrivateTmpfs : public ::testing::TestWithParam<std::pair<bool, bool>> {
+ protected:
+  void SetUp() override {
+    force_openat2_fallback(GetParam().first);
+    force_classic_mount_api(GetParam().second);
+    box.write("rootfs/etc/x/old", "image");
+    rootfs.emplace(*Root::open(box.rootfs()));
+  }
+  void TearDown() override {
+    force_openat2_fallback(false);
+    force_classic_mount_api(false);
+  }
+  Sandbox box;
+  std::optional<Root> rootfs;
+};
+
+TEST_P(PrivateTmpfs, NewPrivateTmpfs0555NosuidNodevNoexecHidingTheImage) {
+  Journal j;
+  auto t = mount_private_tmpfs(*rootfs, "/etc/x", PathPolicy::kDefault, j);
+  ASSERT_TRUE(t) << t.error().message();
+  EXPECT_EQ(t->path, "/etc/x");
+  std::string dir = box.path("rootfs/etc/x");
+  struct statfs fs {};
+  ASSERT_EQ(::statfs(dir.c_str(), &fs), 0);
+  EXPECT_EQ(fs.f_type, TMPFS_MAGIC);
+  EXPECT_EQ(fs.f_flags & (ST_NOSUID | ST_NODEV | ST_NOEXEC), ST_NOSUID | ST_NODEV | ST_NOEXEC);
+  struct stat st {};
+  ASSERT_EQ(::stat(dir.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0555u);
+  EXPECT_TRUE(*mount_is_private(t->fd.get()));
+  EXPECT_FALSE(box.exists("rootfs/etc/x/old"));
+  auto d = open_tmpfs_dir(*t);
+  ASSERT_TRUE(d);
+  unique_fd f(::openat(d->get(), "new", O_WRONLY | O_CREAT | O_CLOEXEC, 0444));
+  EXPECT_TRUE(f);
+  EXPECT_TRUE(box.exists("rootfs/etc/x/new"));
+  ASSERT_TRUE(j.rollback());
+  EXPECT_TRUE(testing::mounts_under(box.rootfs()).empty());
+  EXPECT_EQ(testing::read_text(box.path("rootfs/etc/x/old")), "image");
+}
+
+TEST_P(PrivateTmpfs, MissingDirectoriesAreCreatedAndRolledBack) {
+  Journal j;
+  ASSERT_TRUE(mount_private_tmpfs(*rootfs, "/new/dir", PathPolicy::kDefault, j));
+  ASSERT_TRUE(j.rollback());
+  EXPECT_FALSE(box.exists("rootfs/new"));
+}
+
+TEST_P(PrivateTmpfs, TargetThatIsAFileOrOutsideThePolicyIsRefused) {
+  Journal j;
+  EXPECT_FALSE(mount_private_tmpfs(*rootfs, "/etc/x/old", PathPolicy::kDefault, j));
+  EXPECT_FALSE(mount_private_tmpfs(*rootfs, "/proc/x", PathPolicy::kDefault, j));
+  ASSERT_TRUE(j.rollback());
+  EXPECT_TRUE(testing::mounts_under(box.rootfs()).empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, PrivateTmpfs,
+                         ::testing::Values(std::pair{false, false}, std::pair{true, true}),
+                         [](const auto& p) {
+                           return p.param.first ? "WalkerClassic" : "Openat2New";
+                         });
+
+}  // namespace
+}  // namespace nvct::mount
