@@ -21,27 +21,6 @@ bool has(const std::vector<std::string>& list, std::string_view item) {
   return std::find(list.begin(), list.end(), item) != list.end();
 }
 
-// The object at spec[key], created when absent or null; any other type is an error.
-Result<ordered_json*> object_field(ordered_json& parent, const char* key, std::string_view what) {
-  auto it = parent.find(key);
-  if (it == parent.end() || it->is_null()) {
-    parent[key] = ordered_json::object();
-    return &parent[key];
-  }
-  if (!it->is_object()) return fail(EINVAL, fmt::format("{} is not an object", what));
-  return &*it;
-}
-
-Result<ordered_json*> array_field(ordered_json& parent, const char* key, std::string_view what) {
-  auto it = parent.find(key);
-  if (it == parent.end() || it->is_null()) {
-    parent[key] = ordered_json::array();
-    return &parent[key];
-  }
-  if (!it->is_array()) return fail(EINVAL, fmt::format("{} is not an array", what));
-  return &*it;
-}
-
 template <typename T>
 std::optional<T> number_of(const ordered_json& obj, const char* key) {
   auto it = obj.find(key);
@@ -63,6 +42,27 @@ bool is_allow_rule_for(const ordered_json& rule, const SpecDeviceNode& node) {
 }
 
 }  // namespace
+
+// The object at spec[key], created when absent or null; any other type is an error.
+Result<ordered_json*> object_field(ordered_json& parent, const char* key, std::string_view what) {
+  auto it = parent.find(key);
+  if (it == parent.end() || it->is_null()) {
+    parent[key] = ordered_json::object();
+    return &parent[key];
+  }
+  if (!it->is_object()) return fail(EINVAL, fmt::format("{} is not an object", what));
+  return &*it;
+}
+
+Result<ordered_json*> array_field(ordered_json& parent, const char* key, std::string_view what) {
+  auto it = parent.find(key);
+  if (it == parent.end() || it->is_null()) {
+    parent[key] = ordered_json::array();
+    return &parent[key];
+  }
+  if (!it->is_array()) return fail(EINVAL, fmt::format("{} is not an array", what));
+  return &*it;
+}
 
 Result<DeviceFacts> read_device_facts(const driver::DriverRoot& root) {
   // The procfs files directly, not driver::nvml_facts_from_procfs: that object file also holds

@@ -11,23 +11,13 @@
 #include "nvct/driver/graphics_files.hpp"
 #include "nvct/driver/procfs.hpp"
 #include "nvct/request/capabilities.hpp"
+#include "nvct/runtime/device_rules.hpp"
 #include "nvct/runtime/legacy_hook.hpp"
 
 namespace nvct::runtime {
 namespace {
 
 using nlohmann::ordered_json;
-
-// The array at parent[key], created when absent or null; another type is an error naming it.
-Result<ordered_json*> array_member(ordered_json& parent, const char* key, std::string_view what) {
-  auto it = parent.find(key);
-  if (it == parent.end() || it->is_null()) {
-    parent[key] = ordered_json::array();
-    return &parent[key];
-  }
-  if (!it->is_array()) return fail(EINVAL, fmt::format("{} is not an array", what));
-  return &*it;
-}
 
 bool has_destination(const ordered_json& mounts, const std::string& destination) {
   return std::any_of(mounts.begin(), mounts.end(), [&](const ordered_json& m) {
@@ -47,7 +37,7 @@ bool has_hook(const ordered_json& hooks, const cdi::Hook& hook) {
 
 Result<bool> add_mounts(ordered_json& spec, const std::vector<GraphicsMount>& mounts) {
   if (mounts.empty()) return false;
-  NVCT_ASSIGN_OR_RETURN(ordered_json * list, array_member(spec, "mounts", "mounts"));
+  NVCT_ASSIGN_OR_RETURN(ordered_json * list, array_field(spec, "mounts", "mounts"));
   bool changed = false;
   for (const auto& m : mounts) {
     if (has_destination(*list, m.destination)) {
@@ -71,14 +61,9 @@ Result<bool> add_hook(ordered_json& spec, const std::vector<std::string>& link_a
                       const cdi::HookOptions& options) {
   auto hook = cdi::make_hook(options, "create-symlinks", link_args);
   if (!hook) return false;
-  auto hooks_it = spec.find("hooks");
-  if (hooks_it == spec.end() || hooks_it->is_null()) {
-    spec["hooks"] = ordered_json::object();
-  } else if (!hooks_it->is_object()) {
-    return fail(EINVAL, "hooks is not an object");
-  }
+  NVCT_ASSIGN_OR_RETURN(ordered_json * hooks_obj, object_field(spec, "hooks", "hooks"));
   NVCT_ASSIGN_OR_RETURN(ordered_json * list,
-                        array_member(spec["hooks"], "createContainer", "hooks.createContainer"));
+                        array_field(*hooks_obj, "createContainer", "hooks.createContainer"));
   if (has_hook(*list, *hook)) return false;
   ordered_json entry = ordered_json::object();
   entry["path"] = hook->path;

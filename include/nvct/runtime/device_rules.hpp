@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nvct/base/error.hpp"
@@ -60,6 +61,13 @@ struct SpecDeviceNode {
 std::optional<std::vector<SpecDeviceNode>> nodes_for_request(
     const DeviceFacts& facts, const std::vector<std::string>& devices,
     const std::vector<std::string>& capabilities);
+
+// spec[key] as an object / an array, created when absent or null; any other type is an error
+// naming `what` (e.g. "linux.resources.devices").
+Result<nlohmann::ordered_json*> object_field(nlohmann::ordered_json& parent, const char* key,
+                                             std::string_view what);
+Result<nlohmann::ordered_json*> array_field(nlohmann::ordered_json& parent, const char* key,
+                                            std::string_view what);
 
 // Takes mode and owner from the host node under the driver root when it is the character device
 // with the expected number; otherwise keeps 0666 root:root (the node may appear later, when the
