@@ -60,6 +60,13 @@ Result<MountedTmpfs> mount_private_tmpfs(const Root& rootfs, const std::string& 
   NVCT_ASSIGN_OR_RETURN(unique_fd tmpfs, detached_tmpfs());
   NVCT_ASSIGN_OR_RETURN(Target target, create_target(rootfs, container_path,
                                                      TargetKind::kDirectory, policy, &journal));
+  // Attaching under a shared mount copies the tmpfs to every peer at once (possibly the
+  // host's), before it can be made private: refuse first, as bind_mount does.
+  NVCT_ASSIGN_OR_RETURN(bool parent_private, mount_is_private(target.parent.get()));
+  if (!parent_private)
+    return fail(EPERM, fmt::format("the mount holding {} has shared propagation: mounting there "
+                                   "would propagate to other mount namespaces",
+                                   target.path));
   bool classic = !tmpfs;
   if (!classic && ::move_mount(tmpfs.get(), "", target.fd.get(), "",
                                MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0) {

@@ -73,6 +73,23 @@ TEST_P(PrivateTmpfs, TargetThatIsAFileOrOutsideThePolicyIsRefused) {
   EXPECT_TRUE(testing::mounts_under(box.rootfs()).empty());
 }
 
+TEST_P(PrivateTmpfs, DirectoryUnderASharedMountIsRefusedBeforeMounting) {
+  box.mkdir("peer");
+  std::string etc = box.path("rootfs/etc");
+  ASSERT_EQ(::mount(etc.c_str(), etc.c_str(), nullptr, MS_BIND, nullptr), 0);
+  ASSERT_EQ(::mount(nullptr, etc.c_str(), nullptr, MS_SHARED, nullptr), 0);
+  ASSERT_EQ(::mount(etc.c_str(), box.path("peer").c_str(), nullptr, MS_BIND, nullptr), 0);
+  auto peer_before = testing::mounts_under(box.path("peer"));
+  Journal j;
+  auto t = mount_private_tmpfs(*rootfs, "/etc/x", PathPolicy::kDefault, j);
+  ASSERT_FALSE(t);
+  EXPECT_NE(t.error().message().find("shared propagation"), std::string::npos)
+      << t.error().message();
+  EXPECT_EQ(testing::mounts_under(box.path("peer")), peer_before);
+  EXPECT_EQ(testing::read_text(box.path("peer/x/old")), "image");
+  ASSERT_TRUE(j.rollback());
+}
+
 INSTANTIATE_TEST_SUITE_P(Modes, PrivateTmpfs,
                          ::testing::Values(std::pair{false, false}, std::pair{true, true}),
                          [](const auto& p) {
