@@ -144,8 +144,10 @@ class BackgroundLdconfig {
 Status configure(const ConfigureOptions& o) {
   PhaseClock clock;
   NVCT_ASSIGN_OR_RETURN(ValidatedConfigure v, validate_configure_options(o));
-  NVCT_ASSIGN_OR_RETURN(ContainerProcess process,
-                        staged(open_container_process(*o.pid), "container"));
+  // Without --pid the parent is the container, in its own namespaces (standalone mode).
+  NVCT_ASSIGN_OR_RETURN(
+      ContainerProcess process,
+      staged(open_container_process(o.pid.value_or(::getppid()), !o.pid), "container"));
   NVCT_ASSIGN_OR_RETURN(Root rootfs,
                         staged(with_context(Root::open(o.rootfs), "open rootfs"), "container"));
   NVCT_ASSIGN_OR_RETURN(edits::ContainerLayout layout,

@@ -107,7 +107,8 @@ Status child_work(int ns_fd, const std::string& driver_root, const std::string& 
 
 }  // namespace
 
-Result<ContainerProcess> open_container_process(pid_t pid) {
+Result<ContainerProcess> open_container_process(pid_t pid, bool standalone,
+                                                const char* host_mnt_ns) {
   if (pid <= 0) return fail(EINVAL, fmt::format("invalid pid {}", pid));
   ContainerProcess p;
   p.pid = pid;
@@ -127,10 +128,24 @@ Result<ContainerProcess> open_container_process(pid_t pid) {
   }, theirs{};
   if (::stat("/proc/self/ns/mnt", &ours) != 0) return fail_errno("stat /proc/self/ns/mnt");
   if (::fstat(p.mnt_ns.get(), &theirs) != 0) return fail_errno("stat container mount namespace");
-  if (ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino)
+  bool shared = ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino;
+  if (shared && !standalone)
     return fail(EINVAL, fmt::format("process {} is in our mount namespace: refusing to mount "
                                     "onto the host",
                                     pid));
+  if (standalone) {
+    struct stat init {};
+    if (::stat(host_mnt_ns, &init) != 0) {
+      log::warn("standalone mode: cannot read {} ({}), so cannot check that process {} is not "
+                "in the host's mount namespace",
+                host_mnt_ns, std::strerror(errno), pid);
+    } else if (init.st_dev == theirs.st_dev && init.st_ino == theirs.st_ino) {
+      return fail(EINVAL, fmt::format("standalone mode: process {} is in the host's mount "
+                                      "namespace ({}): refusing to mount onto the host (run it "
+                                      "in a private mount namespace, or pass --pid)",
+                                      pid, host_mnt_ns));
+    }
+  }
   return p;
 }
 

@@ -32,8 +32,6 @@ Result<ValidatedConfigure> validate_configure_options(const ConfigureOptions& o)
     return fail(EINVAL, fmt::format("container error: rootfs {} must be an absolute path other "
                                     "than /",
                                     o.rootfs));
-  if (!o.pid)
-    return fail(EINVAL, "container error: standalone mode (no --pid) is not supported; pass --pid");
   if (!o.ldconfig.empty() &&
       (o.ldconfig[0] != '@' || o.ldconfig.size() < 2 || o.ldconfig[1] != '/'))
     return fail(EPERM, fmt::format("ldcache error: refusing to run ldconfig {} from the container: "

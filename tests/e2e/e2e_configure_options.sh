@@ -22,9 +22,6 @@ expect "two rootfs" 1 "nvidia-container-cli: too many arguments: /b" configure -
 expect "unknown option" 1 "nvidia-container-cli: unrecognized option '--bogus'" \
   configure --bogus /rootfs
 expect "invalid pid" 1 "nvidia-container-cli: invalid pid: abc" configure --pid abc /rootfs
-expect "standalone mode" 1 \
-  "nvidia-container-cli: container error: standalone mode (no --pid) is not supported; pass --pid" \
-  configure --utility "$CFG_ROOTFS"
 expect "relative rootfs" 1 \
   "nvidia-container-cli: container error: rootfs rootfs must be an absolute path other than /" \
   configure --pid 1 rootfs
@@ -52,5 +49,26 @@ fi
 check "-cu gave compute (uvm) and utility (nvidia-smi)" \
   cfg_in 'test -c /dev/nvidia-uvm && test -x /usr/bin/nvidia-smi'
 cfg_stop_container
+
+# Standalone mode (no --pid): the parent is the container. Here the parent is a shell in its own
+# private mount namespace; the mounts must land there and nowhere else.
+mkdir -p "$CFG_ROOTFS/proc"
+rc=0
+unshare -m --propagation private sh -c "
+  mount -t proc proc '$CFG_ROOTFS/proc' && mount -t tmpfs tmpfs '$CFG_ROOTFS/proc/driver' &&
+  '$CFG_CLI' --root '$CFG_ROOT' configure --no-cgroups --utility --compute --device=0 \
+    --ldconfig=@/sbin/ldconfig '$CFG_ROOTFS' 2>'$E2E_TMP/standalone.err' || exit 10
+  chroot '$CFG_ROOTFS' /bin/sh -c 'test -x /usr/bin/nvidia-smi && test -c /dev/nvidia0' || exit 11
+  grep -q 'ModifyDeviceFiles: 0' '$CFG_ROOTFS/proc/driver/nvidia/params' || exit 12
+  chroot '$CFG_ROOTFS' /sbin/ldconfig -p | grep -q 'libcuda.so.1 ' || exit 13
+" || rc=$?
+if [ "$rc" = 0 ]; then
+  pass "standalone mode configures the parent's namespace (nodes, nvidia-smi, params, ldcache)"
+else
+  failed "standalone mode: exit $rc (10 cli, 11 files, 12 params, 13 ldcache): $(head -c 400 "$E2E_TMP/standalone.err")"
+fi
+check_eq "standalone mode left no mount in this namespace" "" "$(cfg_host_mounts)"
+check "standalone mode: the injected nvidia-smi is gone with the namespace (empty target)" \
+  test ! -s "$CFG_ROOTFS/usr/bin/nvidia-smi"
 
 e2e_finish

@@ -24,7 +24,7 @@ struct ConfigureOptions {
   std::string debug_file;
 
   // configure options (cli.md §4).
-  std::optional<pid_t> pid;          // supervised mode when set
+  std::optional<pid_t> pid;          // supervised mode when set; else the parent (standalone)
   std::vector<std::string> devices;  // items as given (comma lists allowed), "" items ignored
   std::vector<std::string> requirements;
   std::string ldconfig;  // "@/sbin/ldconfig" = host binary

@@ -26,8 +26,11 @@ struct ContainerProcess {
 
 // Opens the process's /proc dir, a pidfd and its mount namespace, then checks the process is
 // still the same one. A process in our own mount namespace is refused: its "container" mounts
-// would land on the host.
-Result<ContainerProcess> open_container_process(pid_t pid);
+// would land on the host. In standalone mode (cli.md §4: no --pid, the parent is the
+// "container") sharing our namespace is the point, but it must not be the one of pid 1
+// (host_mnt_ns); where that cannot be read (no ptrace access to pid 1), a warning says so.
+Result<ContainerProcess> open_container_process(pid_t pid, bool standalone = false,
+                                                const char* host_mnt_ns = "/proc/1/ns/mnt");
 
 // Whether the process is still alive (pidfd_send_signal 0).
 Status check_still_running(const ContainerProcess& process);

@@ -1,6 +1,9 @@
 #include "nvct/mount/configure_namespace.hpp"
 
+#include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -10,6 +13,8 @@
 #include <functional>
 
 #include "mount_sandbox.hpp"
+#include "nvct/base/log.hpp"
+#include "nvct/testing/temp_dir.hpp"
 
 namespace nvct::mount {
 namespace {
@@ -76,6 +81,33 @@ TEST(ContainerProcess, RefusesAProcessInOurMountNamespace) {
   auto p = open_container_process(::getpid());
   ASSERT_FALSE(p);
   EXPECT_NE(p.error().message().find("is in our mount namespace"), std::string::npos);
+}
+
+TEST(ContainerProcess, StandaloneModeAcceptsOurNamespaceWhenItIsNotTheHosts) {
+  FakeContainer other;  // stands for the host: a namespace that is not ours
+  std::string host_ns = fmt::format("/proc/{}/ns/mnt", other.pid());
+  auto p = open_container_process(::getpid(), true, host_ns.c_str());
+  ASSERT_TRUE(p) << p.error().message();
+  EXPECT_EQ(p->pid, ::getpid());
+}
+
+TEST(ContainerProcess, StandaloneModeRefusesTheHostsNamespace) {
+  auto p = open_container_process(::getpid(), true, "/proc/self/ns/mnt");
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error().message(),
+            fmt::format("standalone mode: process {} is in the host's mount namespace "
+                        "(/proc/self/ns/mnt): refusing to mount onto the host (run it in a "
+                        "private mount namespace, or pass --pid)",
+                        ::getpid()));
+}
+
+TEST(ContainerProcess, StandaloneModeWarnsWhenTheHostsNamespaceCannotBeRead) {
+  auto sink = std::make_shared<nvct::testing::MemorySink>();
+  log::set_sink(sink);
+  auto p = open_container_process(::getpid(), true, "/nonexistent/ns/mnt");
+  log::set_sink(nullptr);
+  ASSERT_TRUE(p) << p.error().message();
+  EXPECT_TRUE(sink->contains("cannot check that process")) << sink->lines.size();
 }
 
 TEST(ContainerProcess, RefusesAnInvalidOrGonePid) {
