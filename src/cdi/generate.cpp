@@ -8,6 +8,7 @@
 #include "nvct/cdi/additional_gids.hpp"
 #include "nvct/cdi/generate_edits.hpp"
 #include "nvct/cdi/generate_graphics.hpp"
+#include "nvct/cdi/generate_wsl.hpp"
 #include "nvct/cdi/validate.hpp"
 #include "nvct/cdi/version.hpp"
 #include "nvct/driver/device_selection.hpp"
@@ -82,6 +83,19 @@ std::vector<edits::DeviceNode> own_nodes(const edits::Edits& device, const edits
   return out;
 }
 
+ModeOptions wsl_mode_options(const driver::DriverInfo& info, const GenerateOptions& g,
+                             const std::string& dev_root) {
+  ModeOptions m;
+  m.vendor = g.vendor;
+  m.class_name = g.class_name;
+  m.driver_root = info.root.empty() ? "/" : info.root;
+  m.dev_root = dev_root.empty() ? m.driver_root : dev_root;
+  m.device_ids = g.device_ids;
+  m.features = g.features;
+  m.hooks = g.hooks;
+  return m;
+}
+
 }  // namespace
 
 Result<NameStrategy> parse_name_strategy(std::string_view text) {
@@ -110,6 +124,8 @@ Result<Spec> build_spec(const driver::DriverInfo& info, const GenerateOptions& o
                         DeviceLookup& lookup) {
   NVCT_TRY(validate_hook_options(o.hooks));
   const std::string dev_root = o.dev_root.empty() ? info.root : o.dev_root;
+  if (o.detect_wsl && is_wsl_root(info.root, dev_root, lookup))
+    return build_wsl_spec(wsl_mode_options(info, o, dev_root), lookup);
   const auto build = spec_build_options(o);
   edits::Edits common = with_host_layout(edits::build_edits(info, {}, build));
   if (o.features.disable_ipc_discoverer)

@@ -1,5 +1,7 @@
 #include "nvct/cdi/generate_discovery.hpp"
 
+#include "nvct/cdi/generate_wsl.hpp"
+#include "nvct/cdi/inject.hpp"
 #include "nvct/driver/nvml_process.hpp"
 
 namespace nvct::cdi {
@@ -7,6 +9,12 @@ namespace nvct::cdi {
 Result<driver::DriverInfo> discover_driver_for_cdi(const CdiDiscovery& options) {
   driver::DiscoverOptions o;
   o.root = options.driver_root.empty() ? "/" : options.driver_root;
+  HostDeviceLookup lookup;
+  if (options.detect_wsl && is_wsl_root(o.root, o.root, lookup)) {
+    driver::DriverInfo info;
+    info.root = o.root;
+    return info;
+  }
   if (auto user = driver::default_nvml_user()) o.nvml_user = *user;
   NVCT_ASSIGN_OR_RETURN(
       auto ctx, with_context(driver::initialize_driver(o, driver::isolated_nvml_query(o.nvml_user)),

@@ -9,6 +9,7 @@
 #include "nvct/base/strings.hpp"
 #include "nvct/cdi/additional_gids.hpp"
 #include "nvct/cdi/generate_edits.hpp"
+#include "nvct/cdi/generate_wsl.hpp"
 #include "nvct/cdi/version.hpp"
 
 namespace nvct::cdi {
@@ -122,8 +123,7 @@ Result<GenerateMode> parse_generate_mode(std::string_view text) {
   if (text == "nvswitch") return GenerateMode::kNvswitch;
   if (text == "imex") return GenerateMode::kImex;
   if (text == "csv") return GenerateMode::kCsv;
-  if (text == "wsl")
-    return fail(ENOTSUP, fmt::format("discovery mode \"{}\" is not supported by nvct", text));
+  if (text == "wsl") return GenerateMode::kWsl;
   return fail(EINVAL, fmt::format("invalid discovery mode \"{}\" (expected one of auto, csv, "
                                   "gdrcopy, gds, imex, management, mofed, nvml, nvswitch, wsl)",
                                   text));
@@ -147,6 +147,8 @@ std::string_view generate_mode_name(GenerateMode mode) {
       return "imex";
     case GenerateMode::kCsv:
       return "csv";
+    case GenerateMode::kWsl:
+      return "wsl";
   }
   return "nvml";
 }
@@ -186,6 +188,7 @@ Result<Spec> build_device_mode_spec(GenerateMode mode, const ModeOptions& o, Dev
     NVCT_ASSIGN_OR_RETURN(auto rows, read_csv_mount_spec_files(o.csv_files));
     return build_csv_spec(rows, o, lookup);
   }
+  if (mode == GenerateMode::kWsl) return build_wsl_spec(o, lookup);
   Spec spec;
   spec.kind = o.vendor + "/" +
               (o.class_name.empty() ? std::string(generate_mode_name(mode)) : o.class_name);

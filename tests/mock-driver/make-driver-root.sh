@@ -40,6 +40,7 @@ declare -A conf=(
   [driver_version]=550.54.14 [cuda_version]=12040 [nvml]=yes [nvml_version]=""
   [imex_channels]=0 [persistenced]=yes [fabricmanager]=no [mps]=yes [decoy_version]=535.00.01
   [uvm_major]=238 [caps_major]=235 [imex_major]=234 [graphics]=no
+  [wsl]=no [wsl_driver_store]=nv_dispi.inf_amd64_5b2a7c0e9d1f4a36
 )
 gpu_lines=() mig_lines=()
 lineno=0
@@ -64,6 +65,18 @@ nvml_version="${conf[nvml_version]:-$version}"
 [[ "${conf[cuda_version]}" =~ ^[0-9]{1,15}$ ]] || die "bad cuda_version '${conf[cuda_version]}'"
 [[ "${conf[graphics]}" == yes || "${conf[graphics]}" == no ]] ||
   die "graphics must be yes or no, not '${conf[graphics]}'"
+[[ "${conf[wsl]}" == yes || "${conf[wsl]}" == no ]] ||
+  die "wsl must be yes or no, not '${conf[wsl]}'"
+if [[ "${conf[wsl]}" == yes ]]; then
+  ((${#gpu_lines[@]} == 0 && ${#mig_lines[@]} == 0)) ||
+    die "$topology: a wsl root has no gpu or mig lines (WSL has no /proc/driver/nvidia)"
+  [[ "${conf[wsl_driver_store]}" =~ ^[A-Za-z0-9._-]+$ ]] ||
+    die "bad wsl_driver_store '${conf[wsl_driver_store]}'"
+  for f in wsl/libdxcore.so wsl/libcuda_loader.so wsl/libnvidia-ml_loader.so wsl/libnvdxgdmal.so; do
+    [[ -e "$artifacts/$f" ]] ||
+      die "$artifacts/$f is missing: run cmake --build $build_dir --target mock_driver"
+  done
+fi
 
 # "k1=v1; k2=v2" -> the associative array named $1.
 parse_record() {
@@ -128,6 +141,37 @@ if [[ -e "$out_abs" ]]; then
   fi
 fi
 root="$out_abs"
+
+# ---- WSL2 (wsl = yes): what a WSL guest has instead of the Linux driver ------------------
+# usr/lib/wsl/lib/libdxcore.so, one driver store under usr/lib/wsl/drivers, dev/dxg (misc major
+# 10, minor 63: a fixed mock choice; the real minor is dynamic), an ld.so.conf naming
+# /usr/lib/wsl/lib as WSL's ld.wsl.conf does; no procfs, no /dev/nvidia*, no lib64 driver.
+if [[ "${conf[wsl]}" == yes ]]; then
+  store="$root/usr/lib/wsl/drivers/${conf[wsl_driver_store]}"
+  mkdir -p "$root/etc" "$root/dev" "$root/tmp" "$root/usr/lib/wsl/lib" "$store"
+  printf 'topology: %s\n' "$topology" > "$root/$marker"
+  printf '/usr/lib/wsl/lib\n' > "$root/etc/ld.so.conf"
+  cp "$artifacts/wsl/libdxcore.so" "$root/usr/lib/wsl/lib/libdxcore.so"
+  cp "$artifacts/lib64/libcuda.so" "$store/libcuda.so.1.1"
+  cp "$artifacts/wsl/libcuda_loader.so" "$store/libcuda_loader.so"
+  cp "$artifacts/lib64/libnvidia-ptxjitcompiler.so" "$store/libnvidia-ptxjitcompiler.so.1"
+  cp "$artifacts/lib64/libnvidia-ml.so" "$store/libnvidia-ml.so.1"
+  cp "$artifacts/wsl/libnvidia-ml_loader.so" "$store/libnvidia-ml_loader.so"
+  cp "$artifacts/wsl/libnvdxgdmal.so" "$store/libnvdxgdmal.so.1"
+  cp "$artifacts/bin/nvidia-smi" "$store/nvidia-smi"
+  printf 'nvct mock CUDA cubins\n' > "$store/nvcubins.bin"
+  chmod 0755 "$store"/*.so* "$store/nvidia-smi"
+  chmod 1777 "$root/tmp"
+  ldconfig="$(PATH="$PATH:/usr/sbin:/sbin" command -v ldconfig)" || die "ldconfig not found"
+  "$ldconfig" -X -r "$root"
+  if ((EUID == 0)); then
+    mknod -m 0666 "$root/dev/dxg" c 10 63
+  else
+    warn "not root: device nodes are empty regular files"
+    : > "$root/dev/dxg"
+  fi
+  exit 0
+fi
 lib64="usr/lib/x86_64-linux-gnu" lib32="usr/lib/i386-linux-gnu"
 decoy_dir="opt/nvidia-${conf[decoy_version]}/lib"
 proc="$root/proc/driver/nvidia"
@@ -184,7 +228,8 @@ perl -e '
     my $name = $file eq "-" ? $soname
              : "$stem.so." . ($file eq "\@V" ? ($is_nvml ? $e{NVML_VERSION} : $e{VERSION}) : $file);
     install("$e{ARTIFACTS}/lib64/$stem.so", "$e{ROOT}/$e{LIB64}/$name", $soname,
-            $is_nvml ? $e{NVML_VERSION} : $e{VERSION}, $is_nvml ? $e{CUDA_VERSION} : undef);
+            $is_nvml ? $e{NVML_VERSION} : $e{VERSION},
+            ($is_nvml || $stem eq "libcuda") ? $e{CUDA_VERSION} : undef);
     my $src32 = "$e{ARTIFACTS}/lib32/$stem.so";
     install($src32, "$e{ROOT}/$e{LIB32}/$name", $soname, $e{VERSION}, undef)
       if $m32 eq "yes" && -e $src32;

@@ -38,6 +38,10 @@ struct GenerateOptions {
   // --config-search-path: root-relative directories searched for the graphics config files
   // before /etc and /usr/share.
   std::vector<std::string> config_search_paths;
+  // Mode auto: on a WSL2 root (generate_wsl.hpp: is_wsl_root of info.root and dev_root)
+  // build_spec returns the wsl spec, which is how jit-cdi works on WSL. `cdi generate --mode
+  // nvml` turns this off.
+  bool detect_wsl = true;
 };
 
 // The device names of one GPU (mig == nullptr) or MIG device under a strategy:
@@ -45,7 +49,8 @@ struct GenerateOptions {
 std::string device_name(NameStrategy strategy, const driver::Gpu& gpu,
                         const driver::MigDevice* mig);
 
-// Builds the spec without validating it (an in-memory spec may have no devices).
+// Builds the spec without validating it (an in-memory spec may have no devices). On a WSL2 root
+// with detect_wsl it is the wsl spec (device ids other than "none" select its `all` device).
 Result<Spec> build_spec(const driver::DriverInfo& info, const GenerateOptions& options,
                         DeviceLookup& lookup);
 

@@ -15,6 +15,10 @@ namespace nvct::cdi {
 struct CdiDiscovery {
   std::string driver_root = "/";  // "" means "/"
   LibraryDiscovery libraries;
+  // On a WSL2 root (generate_wsl.hpp's is_wsl_root, dev root = driver root) there is no NVML
+  // to query nor procfs to read: the result is a DriverInfo with only `root` set, from which
+  // build_spec makes the wsl spec (jit-cdi on WSL). false: discover as usual.
+  bool detect_wsl = true;
 };
 
 // NVML runs as the reference's unprivileged default user when that can be read, else with the

@@ -24,6 +24,7 @@
 //             the fnmatch(3) pattern. A mounted libcuda.so.<version> adds enable-cuda-compat
 //             (--host-driver-version=<version>, plus --cuda-compat-container-root=<dir> from
 //             --csv.compat-container-root). Entries that do not exist are skipped.
+//   wsl:      WSL2's /dev/dxg, driver store files and libdxcore.so (generate_wsl.hpp).
 #pragma once
 
 #include <string>
@@ -39,10 +40,20 @@
 
 namespace nvct::cdi {
 
-enum class GenerateMode { kNvml, kManagement, kGds, kMofed, kGdrcopy, kNvswitch, kImex, kCsv };
+enum class GenerateMode {
+  kNvml,
+  kManagement,
+  kGds,
+  kMofed,
+  kGdrcopy,
+  kNvswitch,
+  kImex,
+  kCsv,
+  kWsl
+};
 
-// "auto" and "nvml" -> kNvml; wsl is a valid reference mode nvct does not implement
-// (ENOTSUP naming the mode); anything else is EINVAL listing the valid ones.
+// "auto" and "nvml" -> kNvml (resolve_generate_mode in generate_wsl.hpp turns auto into wsl on
+// a WSL2 root); anything else unknown is EINVAL listing the valid ones.
 Result<GenerateMode> parse_generate_mode(std::string_view text);
 
 std::string_view generate_mode_name(GenerateMode mode);
@@ -70,10 +81,12 @@ struct ModeOptions {
   std::vector<std::string> csv_files = kDefaultCsvFiles;
   std::vector<std::string> csv_ignore_patterns;
   std::string csv_compat_container_root;
+  // wsl: root-relative directories searched for libdxcore.so (empty = /usr/lib/wsl/lib).
+  std::vector<std::string> library_search_paths;
 };
 
-// gds, mofed, gdrcopy, nvswitch, imex and csv specs (not validated; may have no devices when the
-// host has none of the nodes).
+// gds, mofed, gdrcopy, nvswitch, imex, csv and wsl specs (not validated; may have no devices
+// when the host has none of the nodes).
 // The csv spec from already-read mount specs (build_device_mode_spec reads options.csv_files).
 Result<Spec> build_csv_spec(const std::vector<CsvMountSpec>& specs, const ModeOptions& options,
                             DeviceLookup& lookup);

@@ -18,6 +18,7 @@
 #include "nvct/cdi/coherent_specs.hpp"
 #include "nvct/cdi/generate_discovery.hpp"
 #include "nvct/cdi/generate_modes.hpp"
+#include "nvct/cdi/generate_wsl.hpp"
 #include "nvct/cdi/registry.hpp"
 #include "nvct/cdi/spec_io.hpp"
 #include "nvct/cdi/transform_root.hpp"
@@ -94,6 +95,8 @@ Result<cdi::GenerateOptions> generate_options(const GenerateCommandOptions& opti
   for (const auto& name : flags.unknown) log::warn("Ignoring unknown feature flag {}", name);
   o.features = flags.flags;
   o.config_search_paths = options.config_search_paths;
+  // Only mode auto turns into wsl on a WSL2 root; run_cdi_generate resolves it before discovery.
+  o.detect_wsl = options.mode == "auto";
   (void)cfg;
   return o;
 }
@@ -109,7 +112,9 @@ Result<std::vector<GeneratedOutput>> render_generated(const GenerateCommandOptio
                                                       const std::string& driver_root,
                                                       cdi::DeviceLookup& lookup) {
   NVCT_ASSIGN_OR_RETURN(auto format, generate_output_format(options));
-  NVCT_ASSIGN_OR_RETURN(auto mode, cdi::parse_generate_mode(options.mode));
+  const std::string dev_root = generate.dev_root.empty() ? driver_root : generate.dev_root;
+  NVCT_ASSIGN_OR_RETURN(auto mode,
+                        cdi::resolve_generate_mode(options.mode, driver_root, dev_root, lookup));
   cdi::Spec spec;
   if (cdi::mode_needs_driver(mode)) {
     if (info == nullptr)
@@ -125,7 +130,7 @@ Result<std::vector<GeneratedOutput>> render_generated(const GenerateCommandOptio
     // --class defaults to gpu; these modes name their class after themselves unless it is set.
     if (options.class_name != "gpu") m.class_name = options.class_name;
     m.driver_root = driver_root;
-    m.dev_root = generate.dev_root.empty() ? driver_root : generate.dev_root;
+    m.dev_root = dev_root;
     m.device_ids = generate.device_ids;
     m.no_all_device = generate.no_all_device;
     m.features = generate.features;
@@ -133,6 +138,7 @@ Result<std::vector<GeneratedOutput>> render_generated(const GenerateCommandOptio
     m.csv_files = options.csv_files;
     m.csv_ignore_patterns = options.csv_ignore_patterns;
     m.csv_compat_container_root = options.csv_compat_container_root;
+    m.library_search_paths = options.library_search_paths;
     NVCT_ASSIGN_OR_RETURN(spec, cdi::build_device_mode_spec(mode, m, lookup));
   }
   NVCT_TRY(with_context(cdi::validate_spec(spec), "generated spec is invalid"));
@@ -156,13 +162,16 @@ Result<std::vector<GeneratedOutput>> run_cdi_generate(const GenerateCommandOptio
                                                       const config::Config& cfg, bool debug) {
   const char* path = std::getenv("PATH");
   NVCT_ASSIGN_OR_RETURN(auto o, generate_options(options, cfg, debug, path ? path : ""));
-  NVCT_ASSIGN_OR_RETURN(auto mode, cdi::parse_generate_mode(options.mode));
   const std::string driver_root = generate_driver_root(options, cfg);
   cdi::HostDeviceLookup lookup;
+  NVCT_ASSIGN_OR_RETURN(
+      auto mode, cdi::resolve_generate_mode(options.mode, driver_root,
+                                            o.dev_root.empty() ? driver_root : o.dev_root, lookup));
   std::optional<driver::DriverInfo> info;
   if (cdi::mode_needs_driver(mode)) {
     cdi::CdiDiscovery discovery;
     discovery.driver_root = driver_root;
+    discovery.detect_wsl = false;  // resolved above, with the dev root
     discovery.libraries.search_paths = options.library_search_paths;
     discovery.libraries.explicit_only = o.features.explicit_driver_libraries;
     NVCT_ASSIGN_OR_RETURN(info, cdi::discover_driver_for_cdi(discovery));
@@ -187,8 +196,8 @@ void add_generate(CLI::App& cdi, GlobalOptions& globals) {
       ->envname("NVIDIA_CTK_CDI_GENERATE_OUTPUT_FORMAT");
   g->add_option("--mode,--discovery-mode", o->mode,
                 "The mode to use when discovering the available entities. One of [auto | csv | "
-                "gdrcopy | gds | imex | management | mofed | nvml | nvswitch] (wsl is not "
-                "supported by nvct)")
+                "gdrcopy | gds | imex | management | mofed | nvml | nvswitch | wsl]; auto is wsl "
+                "when the driver root has /usr/lib/wsl/lib/libdxcore.so or the dev root /dev/dxg")
       ->envname("NVIDIA_CTK_CDI_GENERATE_MODE")
       ->default_str("auto");
   g->add_option("--dev-root", o->dev_root,
@@ -238,7 +247,8 @@ void add_generate(CLI::App& cdi, GlobalOptions& globals) {
       ->delimiter(',');
   g->add_option("--library-search-path", o->library_search_paths,
                 "Specify the path to search for libraries when discovering the entities that "
-                "should be included in the CDI specification (relative to the driver root).")
+                "should be included in the CDI specification (relative to the driver root; "
+                "wsl mode: where libdxcore.so is looked for, default /usr/lib/wsl/lib).")
       ->delimiter(',');
   g->add_option("--config-search-path", o->config_search_paths,
                 "Specify the path to search for config files when discovering the entities that "

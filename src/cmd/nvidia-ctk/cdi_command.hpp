@@ -35,7 +35,7 @@ Result<std::string> run_cdi_transform_root(const TransformRootOptions& options,
 struct GenerateCommandOptions {
   std::string output;         // "" = stdout
   std::string format;         // "" = from the output extension, else yaml
-  std::string mode = "auto";  // cdi::parse_generate_mode: not wsl
+  std::string mode = "auto";  // cdi::resolve_generate_mode (auto: wsl on WSL2)
   std::string dev_root;       // "" = the driver root
   std::vector<std::string> device_name_strategies = {"index"};
   std::string driver_root;  // "" = config nvidia-container-cli.root, else "/"
@@ -47,9 +47,10 @@ struct GenerateCommandOptions {
   std::vector<std::string> enable_hooks;
   bool no_all_device = false;
   std::vector<std::string> device_ids = {"all"};
-  std::vector<std::string> feature_flags;         // nvcdi flags (config.md §3)
-  std::vector<std::string> library_search_paths;  // root-relative, besides the ldcache
-  std::vector<std::string> config_search_paths;   // root-relative, before /etc and /usr/share
+  std::vector<std::string> feature_flags;  // nvcdi flags (config.md §3)
+  // Root-relative, besides the ldcache; in wsl mode where libdxcore.so is looked for.
+  std::vector<std::string> library_search_paths;
+  std::vector<std::string> config_search_paths;  // root-relative, before /etc and /usr/share
   std::vector<std::string> csv_files = cdi::kDefaultCsvFiles;
   std::vector<std::string> csv_ignore_patterns;
   std::string csv_compat_container_root;
@@ -65,8 +66,8 @@ struct GeneratedOutput {
 Result<cdi::Format> generate_output_format(const GenerateCommandOptions& options);
 
 // Maps the flags onto cdi::GenerateOptions (hook binary from PATH, vendor default of the mode,
-// feature flags; an unknown feature flag is logged as a warning and ignored). An invalid or
-// unimplemented (wsl) mode is an error.
+// feature flags; an unknown feature flag is logged as a warning and ignored). An invalid mode
+// is an error.
 Result<cdi::GenerateOptions> generate_options(const GenerateCommandOptions& options,
                                               const config::Config& cfg, bool debug,
                                               std::string_view path_env);

@@ -95,12 +95,13 @@ TEST(CdiGenerateOptions, MapsFlagsOntoTheGenerator) {
   EXPECT_TRUE(cdi::hook_enabled(o->hooks, "chmod"));
 }
 
-TEST(CdiGenerateOptions, UnsupportedDiscoveryModeIsAClearError) {
+TEST(CdiGenerateOptions, OnlyModeAutoDetectsWsl) {
   GenerateCommandOptions c;
-  c.mode = "wsl";
-  auto o = generate_options(c, config::Config{}, false, "");
-  ASSERT_FALSE(o);
-  EXPECT_NE(o.error().message().find("\"wsl\" is not supported"), std::string::npos);
+  EXPECT_TRUE(generate_options(c, config::Config{}, false, "")->detect_wsl);
+  for (const char* m : {"nvml", "management", "wsl"}) {
+    c.mode = m;
+    EXPECT_FALSE(generate_options(c, config::Config{}, false, "")->detect_wsl) << m;
+  }
 }
 
 TEST(CdiGenerateOptions, BadStrategyAndEnableAllAreErrors) {
@@ -166,9 +167,9 @@ TEST(CdiGenerateOptions, VendorDefaultDependsOnTheMode) {
   EXPECT_EQ(generate_options(c, config::Config{}, false, "")->vendor, "nvidia.com");
 }
 
-TEST(CdiGenerateOptions, EveryReferenceModeButWslIsAccepted) {
-  for (const char* m :
-       {"auto", "nvml", "management", "gds", "mofed", "gdrcopy", "nvswitch", "imex", "csv"}) {
+TEST(CdiGenerateOptions, EveryReferenceModeIsAccepted) {
+  for (const char* m : {"auto", "nvml", "management", "gds", "mofed", "gdrcopy", "nvswitch", "imex",
+                        "csv", "wsl"}) {
     GenerateCommandOptions c;
     c.mode = m;
     EXPECT_TRUE(generate_options(c, config::Config{}, false, "")) << m;
