@@ -196,12 +196,20 @@ Result<std::string> find_nvml_helper(const std::vector<std::string>& dirs) {
                           tried.empty() ? "no directory to search" : strings::join(tried, ", ")));
 }
 
-Result<NvmlFacts> query_nvml_through_helper(const std::string& helper,
-                                            const NvmlProcessOptions& options) {
+namespace {
+
+struct HelperReply {
+  int exit_code = 0;
+  std::string text;
+};
+
+// Runs the helper with `args` (args[0] = helper) and collects its reply: a kill, a timeout or an
+// exit status other than ok/query-failed is an error naming the helper.
+Result<HelperReply> run_helper(const std::string& helper, std::vector<std::string> args,
+                               int timeout_ms) {
   if (!strings::starts_with(helper, "/"))
     return fail(EINVAL, fmt::format("NVML helper path \"{}\" is not absolute", helper));
   // Everything the child needs is built before fork.
-  std::vector<std::string> args = nvml_helper_argv(helper, options);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -213,35 +221,89 @@ Result<NvmlFacts> query_nvml_through_helper(const std::string& helper,
   if (::pipe2(err, O_CLOEXEC) != 0) return fail_errno("create pipe for the NVML helper");
   unique_fd err_rd(err[0]), err_wr(err[1]);
 
-  auto deadline = Clock::now() + std::chrono::milliseconds(options.timeout_ms);
+  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   pid_t pid = ::fork();
   if (pid < 0) return fail_errno("fork the NVML helper");
   if (pid == 0) exec_child(helper.c_str(), argv.data(), null_fd.get(), out_wr.get(), err_wr.get());
   out_wr.reset();
   err_wr.reset();
 
-  std::string reply, diag;
-  auto drained = drain(out_rd.get(), err_rd.get(), deadline, reply, diag);
+  HelperReply reply;
+  std::string diag;
+  auto drained = drain(out_rd.get(), err_rd.get(), deadline, reply.text, diag);
   // A read error or the deadline: nothing more is waited for.
   auto status = reap(pid, drained && *drained ? deadline : Clock::now());
   if (!drained) return tl::unexpected(drained.error());
   if (!*drained || !status)
     return fail(ETIMEDOUT, fmt::format("nvml error: the NVML helper {} timed out after {} ms",
-                                       helper, options.timeout_ms));
-  if (reply.size() > kMaxReply)
+                                       helper, timeout_ms));
+  if (reply.text.size() > kMaxReply)
     return fail(EFBIG, fmt::format("reply of the NVML helper {} is too large", helper));
   int ws = *status;
   if (WIFSIGNALED(ws))
     return fail(EIO, fmt::format("the NVML helper {} was killed by signal {}: {}", helper,
                                  WTERMSIG(ws), first_line(diag)));
-  int code = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
-  if (code != kNvmlHelperOk && code != kNvmlHelperQueryFailed)
-    return fail(EIO, fmt::format("the NVML helper {} exited with status {}: {}", helper, code,
-                                 first_line(diag)));
-  auto facts = decode_nvml_result(reply);
+  reply.exit_code = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+  if (reply.exit_code != kNvmlHelperOk && reply.exit_code != kNvmlHelperQueryFailed)
+    return fail(EIO, fmt::format("the NVML helper {} exited with status {}: {}", helper,
+                                 reply.exit_code, first_line(diag)));
+  return reply;
+}
+
+}  // namespace
+
+Result<NvmlFacts> query_nvml_through_helper(const std::string& helper,
+                                            const NvmlProcessOptions& options) {
+  NVCT_ASSIGN_OR_RETURN(auto reply,
+                        run_helper(helper, nvml_helper_argv(helper, options), options.timeout_ms));
+  auto facts = decode_nvml_result(reply.text);
   if (!facts && facts.error().code() == EPROTO)
     return fail(EPROTO, fmt::format("malformed reply from the NVML helper {} (exit status {})",
-                                    helper, code));
+                                    helper, reply.exit_code));
+  return facts;
+}
+
+std::vector<std::string> cuda_helper_argv(const std::string& helper,
+                                          const NvmlProcessOptions& options) {
+  auto argv = nvml_helper_argv(helper, options);
+  argv.insert(argv.begin() + 1, {"--query", "cuda"});
+  return argv;
+}
+
+Result<HelperRequest> parse_helper_request(const std::vector<std::string>& args) {
+  HelperRequest request;
+  std::vector<std::string> rest;
+  bool have_query = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    // Option values are never "--query": every option takes one, so pairs stay aligned.
+    if (args[i] != "--query" || i % 2 != 0) {
+      rest.push_back(args[i]);
+      continue;
+    }
+    if (have_query) return fail(EINVAL, "--query given twice");
+    if (i + 1 >= args.size()) return fail(EINVAL, "--query needs a value");
+    const std::string& value = args[++i];
+    if (value == "nvml") {
+      request.query = HelperQuery::kNvml;
+    } else if (value == "cuda") {
+      request.query = HelperQuery::kCuda;
+    } else {
+      return fail(EINVAL, fmt::format("--query must be nvml or cuda, got \"{}\"", value));
+    }
+    have_query = true;
+  }
+  NVCT_ASSIGN_OR_RETURN(request.options, parse_nvml_helper_args(rest));
+  return request;
+}
+
+Result<CudaDriverFacts> query_cuda_through_helper(const std::string& helper,
+                                                  const NvmlProcessOptions& options) {
+  NVCT_ASSIGN_OR_RETURN(auto reply,
+                        run_helper(helper, cuda_helper_argv(helper, options), options.timeout_ms));
+  auto facts = decode_cuda_result(reply.text);
+  if (!facts && facts.error().code() == EPROTO)
+    return fail(EPROTO, fmt::format("malformed CUDA reply from the NVML helper {} (exit status {})",
+                                    helper, reply.exit_code));
   return facts;
 }
 

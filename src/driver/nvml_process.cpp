@@ -81,7 +81,7 @@ bool get(const json& j, const char* key, T& out) {
 
 }  // namespace
 
-Result<NvmlFacts> query_nvml_here(const NvmlProcessOptions& o) {
+Result<std::string> isolate_for_driver_library(const NvmlProcessOptions& o) {
   std::string library = o.library;
   if (o.root != "/") {
     // chroot needs CAP_SYS_CHROOT; without it the library is opened by its host path.
@@ -106,6 +106,11 @@ Result<NvmlFacts> query_nvml_here(const NvmlProcessOptions& o) {
   struct __user_cap_data_struct data[2]{};
   if (::syscall(SYS_capset, &hdr, data) != 0) return fail_errno("drop capabilities");
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail_errno("set no_new_privs");
+  return library;
+}
+
+Result<NvmlFacts> query_nvml_here(const NvmlProcessOptions& o) {
+  NVCT_ASSIGN_OR_RETURN(std::string library, isolate_for_driver_library(o));
   NVCT_ASSIGN_OR_RETURN(auto api, open_nvml_library(library));
   return query_nvml(*api);
 }

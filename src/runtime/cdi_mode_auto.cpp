@@ -68,11 +68,10 @@ Result<Mode> resolve_auto_mode_for_spec(const nlohmann::ordered_json& spec,
       log::info("mode auto resolved to jit-cdi");
       return Mode::kJitCdi;
     case AutoMode::kCsv:
-      break;
+      log::info("mode auto resolved to csv (Tegra platform)");
+      return Mode::kCsv;
   }
-  return fail(ENOTSUP,
-              "mode auto resolved to csv (Tegra platform), which nvct does not support; "
-              "set nvidia-container-runtime.mode explicitly");
+  return Mode::kJitCdi;
 }
 
 }  // namespace nvct::runtime

@@ -14,6 +14,8 @@ std::string_view mode_name(Mode mode) {
       return "cdi";
     case Mode::kJitCdi:
       return "jit-cdi";
+    case Mode::kCsv:
+      return "csv";
     case Mode::kAuto:
       return "auto";
   }
@@ -31,13 +33,8 @@ Result<Mode> resolve_mode(std::string_view name) {
   if (name == "legacy") return Mode::kLegacy;
   if (name == "cdi") return Mode::kCdi;
   if (name == "jit-cdi") return Mode::kJitCdi;
+  if (name == "csv") return Mode::kCsv;
   if (name == "auto") return Mode::kAuto;
-  if (name == "csv") {
-    return fail(ENOTSUP, fmt::format("runtime mode \"{}\" is not supported yet by nvct; set "
-                                     "nvidia-container-runtime.mode = \"legacy\", \"cdi\" or "
-                                     "\"jit-cdi\"",
-                                     name));
-  }
   if (name.empty()) return fail(EINVAL, "a mode must be specified");
   return fail(EINVAL, fmt::format("invalid mode \"{}\" (expected auto, legacy, cdi, jit-cdi or "
                                   "csv)",

@@ -9,6 +9,7 @@
 #include "nvct/oci/spec_document.hpp"
 #include "nvct/runtime/cdi_mode.hpp"
 #include "nvct/runtime/cdi_mode_auto.hpp"
+#include "nvct/runtime/csv_mode.hpp"
 #include "nvct/runtime/device_rules.hpp"
 #include "nvct/runtime/gated_modes.hpp"
 #include "nvct/runtime/graphics_modifier.hpp"
@@ -44,6 +45,13 @@ Result<BundleOutcome> modify_bundle(const std::string& bundle, const config::Con
   bool changed = false;
   if (mode == Mode::kLegacy) {
     NVCT_ASSIGN_OR_RETURN(changed, with_context(apply_modifiers(doc.json(), req, options),
+                                                "modify " + doc.path()));
+  } else if (mode == Mode::kCsv) {
+    cdi::HostDeviceLookup lookup;
+    const char* path_env = std::getenv("PATH");
+    NVCT_ASSIGN_OR_RETURN(changed, with_context(apply_csv_mode(doc.json(), req, cfg,
+                                                               options.cuda_facts, lookup,
+                                                               path_env ? path_env : ""),
                                                 "modify " + doc.path()));
   } else {
     NVCT_ASSIGN_OR_RETURN(changed, with_context(apply_cdi_mode(doc.json(), mode, req, cfg),

@@ -196,10 +196,8 @@ check_contains "mode bogus: --log error line" 'invalid mode \"bogus\"' "$(jq -c 
 check "mode bogus: config.json untouched" same_file "$B/config.json" "$E2E_TMP/badmode.orig"
 check "mode bogus: non-create commands still pass through" "$SHIM" delete c6
 write_shim_config "$CFG" "[\"$FAKE\"]" "$HOOK" csv
-set +e
-err="$("$SHIM" create --bundle "$B" c6 2>&1 >/dev/null)"
-set -e
-check_contains "mode csv: not supported yet, named" 'runtime mode "csv" is not supported yet' "$err"
+# No CSV mount specs on this host: csv mode adds nothing and the runtime is still exec'd.
+check "mode csv: create passes through with nothing to mount" "$SHIM" create --bundle "$B" c6
 
 echo keep >"$E2E_TMP/victim"
 ln -sf "$E2E_TMP/victim" "$E2E_TMP/planted.log"

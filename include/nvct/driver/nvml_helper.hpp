@@ -14,8 +14,10 @@
 // It runs with an empty environment, stdin on /dev/null, no inherited fd but stdout and stderr
 // pipes, PR_SET_PDEATHSIG and a deadline after which it is killed.
 //
-// Helper command line:  nvidia-container-runtime-nvml --root <host path> --library <path in root>
-//                         [--user <uid>:<gid>]
+// Helper command line:  nvidia-container-runtime-nvml [--query nvml|cuda] --root <host path>
+//                         --library <path in root> [--user <uid>:<gid>]
+// --query cuda (the runtime's csv mode) loads libcuda instead of NVML and replies with
+// encode_cuda_result (cuda_driver_query.hpp); the default is nvml.
 // Exit codes: 0 facts written; 1 the NVML query failed (an error reply is written); 2 usage or
 // internal error (message on stderr, nothing on stdout); 3 stdout could not be written.
 #pragma once
@@ -26,6 +28,7 @@
 #include <vector>
 
 #include "nvct/base/error.hpp"
+#include "nvct/driver/cuda_driver_query.hpp"
 #include "nvct/driver/nvml_process.hpp"
 
 namespace nvct::driver {
@@ -48,6 +51,21 @@ std::vector<std::string> nvml_helper_argv(const std::string& helper,
 // required and absolute; --user is "<uid>:<gid>" in decimal.
 Result<NvmlProcessOptions> parse_nvml_helper_args(const std::vector<std::string>& args);
 
+enum class HelperQuery { kNvml, kCuda };
+
+struct HelperRequest {
+  HelperQuery query = HelperQuery::kNvml;
+  NvmlProcessOptions options;
+};
+
+// nvml_helper_argv with "--query cuda" after argv[0].
+std::vector<std::string> cuda_helper_argv(const std::string& helper,
+                                          const NvmlProcessOptions& options);
+
+// The helper's side with the query: "--query nvml|cuda" at most once (default nvml), the rest as
+// parse_nvml_helper_args.
+Result<HelperRequest> parse_helper_request(const std::vector<std::string>& args);
+
 // The search order described above, without duplicates; install_bindir is the binary's install
 // directory as configured at build time (the shim passes it).
 std::vector<std::string> nvml_helper_search_dirs(const std::string& install_bindir);
@@ -62,6 +80,11 @@ Result<std::string> find_nvml_helper(const std::vector<std::string>& dirs);
 // or the NVML error it reported.
 Result<NvmlFacts> query_nvml_through_helper(const std::string& helper,
                                             const NvmlProcessOptions& options);
+
+// query_nvml_through_helper's protocol for `--query cuda`: libcuda's version and device 0's compute
+// capability, or the error the helper reported (EIO) or the failure to run it.
+Result<CudaDriverFacts> query_cuda_through_helper(const std::string& helper,
+                                                  const NvmlProcessOptions& options);
 
 // The runner the static shim installs with set_nvml_process_runner(): finds the helper in
 // `search_dirs` at each query and runs it with the query's options (timeout included). A missing

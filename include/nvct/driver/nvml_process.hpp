@@ -38,6 +38,11 @@ Result<NvmlFacts> query_nvml_in_child(const NvmlProcessOptions& options);
 using NvmlProcessRunner = std::function<Result<NvmlFacts>(const NvmlProcessOptions&)>;
 void set_nvml_process_runner(NvmlProcessRunner runner);
 
+// The isolation every driver-library query runs under, irreversibly: chroot into options.root
+// (or, without CAP_SYS_CHROOT, the library's host path is returned), drop to options.user, clear
+// every capability set, no_new_privs. Returns the path to dlopen.
+Result<std::string> isolate_for_driver_library(const NvmlProcessOptions& options);
+
 // The child's steps in the calling process, irreversibly: chroot into options.root (or the
 // library's host path without CAP_SYS_CHROOT), drop to options.user, clear every capability set,
 // no_new_privs, dlopen and query. For a process that exists only to do this: the forked child

@@ -37,8 +37,7 @@ AutoMode resolve_auto_mode(const std::optional<std::vector<std::string>>& device
 PlatformFacts probe_platform(const std::string& driver_root);
 
 // The mode `auto` stands for with this container: its request read as in cdi mode (CDI
-// annotations honoured) and the platform probed under nvidia-container-cli.root. csv (Tegra) is
-// an error: nvct has no csv mode.
+// annotations honoured) and the platform probed under nvidia-container-cli.root.
 Result<Mode> resolve_auto_mode_for_spec(const nlohmann::ordered_json& spec,
                                         const config::Config& cfg);
 

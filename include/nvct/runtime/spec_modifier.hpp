@@ -9,6 +9,7 @@
 #include "nvct/base/error.hpp"
 #include "nvct/config/config.hpp"
 #include "nvct/request/request.hpp"
+#include "nvct/runtime/csv_requirements.hpp"
 #include "nvct/runtime/mode.hpp"
 
 namespace nvct::runtime {
@@ -20,6 +21,9 @@ struct ModifierOptions {
   // The config file the shim loaded, passed to the hook as `-config <path>` so both read the same
   // file; the hook never looks at its environment for it (security.md §5.2). "" = none.
   std::string config_path;
+  // csv mode: where the CUDA driver facts for NVIDIA_REQUIRE_* come from (the shim runs the
+  // nvidia-container-runtime-nvml helper). Unset: requirements that need them fail closed.
+  CudaFactsQuery cuda_facts;
 };
 
 // Applies the modifiers of options.mode to a parsed spec for the given request. A request that

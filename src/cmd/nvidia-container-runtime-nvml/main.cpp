@@ -1,7 +1,8 @@
 // nvidia-container-runtime-nvml: runs the NVML query for the static runtime shim, which cannot
 // dlopen libnvidia-ml.so.1 itself (include/nvct/driver/nvml_helper.hpp has the protocol). It
-// chroots into the driver root, drops to the given user and every capability, queries NVML and
-// writes the JSON reply on stdout. Inputs come from argv only; the environment is never read.
+// chroots into the driver root, drops to the given user and every capability, queries NVML (or,
+// with --query cuda, libcuda's version for the csv mode's requirements) and writes the JSON reply
+// on stdout. Inputs come from argv only; the environment is never read.
 #include <unistd.h>
 
 #include <exception>
@@ -11,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "nvct/base/file.hpp"
+#include "nvct/driver/cuda_library.hpp"
 #include "nvct/driver/nvml_helper.hpp"
 #include "nvct/driver/nvml_process.hpp"
 
@@ -19,8 +21,8 @@ namespace {
 using namespace nvct;
 
 constexpr const char* kUsage =
-    "usage: nvidia-container-runtime-nvml --root <driver root> --library <path in the root> "
-    "[--user <uid>:<gid>]\n";
+    "usage: nvidia-container-runtime-nvml [--query nvml|cuda] --root <driver root> "
+    "--library <path in the root> [--user <uid>:<gid>]\n";
 
 int usage_error(const std::string& message) {
   (void)write_all(STDERR_FILENO,
@@ -31,16 +33,24 @@ int usage_error(const std::string& message) {
 int run(int argc, char** argv) {
   // 1. The request, from argv alone.
   std::vector<std::string> args(argv + 1, argv + argc);
-  auto options = driver::parse_nvml_helper_args(args);
-  if (!options) return usage_error(options.error().message());
+  auto request = driver::parse_helper_request(args);
+  if (!request) return usage_error(request.error().message());
 
   // 2. Isolate and query: irreversible, this process exists only for it.
-  auto facts = driver::query_nvml_here(*options);
-
   // 3. The reply, facts or error, in the wire form the shim decodes.
-  if (!write_all(STDOUT_FILENO, driver::encode_nvml_result(facts)))
-    return driver::kNvmlHelperWriteFailed;
-  return facts ? driver::kNvmlHelperOk : driver::kNvmlHelperQueryFailed;
+  std::string reply;
+  bool ok = false;
+  if (request->query == driver::HelperQuery::kCuda) {
+    auto facts = driver::query_cuda_here(request->options);
+    ok = facts.has_value();
+    reply = driver::encode_cuda_result(facts);
+  } else {
+    auto facts = driver::query_nvml_here(request->options);
+    ok = facts.has_value();
+    reply = driver::encode_nvml_result(facts);
+  }
+  if (!write_all(STDOUT_FILENO, reply)) return driver::kNvmlHelperWriteFailed;
+  return ok ? driver::kNvmlHelperOk : driver::kNvmlHelperQueryFailed;
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "nvct/config/load.hpp"
 #include "nvct/driver/nvml_helper.hpp"
 #include "nvct/oci/runtime_args.hpp"
+#include "nvct/runtime/cuda_facts_query.hpp"
 #include "nvct/runtime/exec.hpp"
 #include "nvct/runtime/executable_probe.hpp"
 #include "nvct/runtime/legacy_hook.hpp"
@@ -116,6 +117,9 @@ Status modify_spec(const config::Config& cfg, const oci::RuntimeArgs& args, cons
   runtime::SystemExecutableProbe probe;
   runtime::ModifierOptions options;
   options.mode = mode;
+  // csv mode's requirement check asks libcuda through the same helper as NVML.
+  options.cuda_facts =
+      runtime::helper_cuda_facts_query(driver::nvml_helper_search_dirs(NVCT_INSTALL_BINDIR));
   options.hook_path =
       runtime::resolve_hook_path(cfg.hook.path, runtime::search_dirs(path_env()), probe);
   // The hook reads the file the shim read; a missing file means defaults for both.

@@ -256,6 +256,77 @@ TEST(NvmlHelperQuery, RelativeHelperPathIsRefused) {
   EXPECT_EQ(facts.error().code(), EINVAL);
 }
 
+// --query cuda: the csv mode's libcuda query through the same helper (cuda_driver_query.hpp).
+TEST(CudaHelperArgv, QueryCudaFollowsTheHelperPath) {
+  auto argv = cuda_helper_argv("/usr/bin/nvidia-container-runtime-nvml", sample_options());
+  EXPECT_EQ(argv, (std::vector<std::string>{"/usr/bin/nvidia-container-runtime-nvml", "--query",
+                                            "cuda", "--root", "/run/driver", "--library",
+                                            "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.14",
+                                            "--user", "65534:65533"}));
+}
+
+TEST(HelperRequest, QueryIsParsedAnywhereAndDefaultsToNvml) {
+  auto argv = cuda_helper_argv("/h", sample_options());
+  auto r = parse_helper_request({argv.begin() + 1, argv.end()});
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(r->query, HelperQuery::kCuda);
+  EXPECT_EQ(r->options.root, "/run/driver");
+  EXPECT_EQ(r->options.user->uid, 65534u);
+  auto at_end = parse_helper_request({"--root", "/", "--library", "/l", "--query", "cuda"});
+  ASSERT_TRUE(at_end) << at_end.error().message();
+  EXPECT_EQ(at_end->query, HelperQuery::kCuda);
+  auto plain = parse_helper_request({"--root", "/", "--library", "/l"});
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->query, HelperQuery::kNvml);
+  auto nvml = parse_helper_request({"--query", "nvml", "--root", "/", "--library", "/l"});
+  ASSERT_TRUE(nvml);
+  EXPECT_EQ(nvml->query, HelperQuery::kNvml);
+}
+
+TEST(HelperRequest, BadQueriesAreRefused) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* message;
+  };
+  for (const auto& c : std::vector<Case>{
+           {{"--query", "gpu", "--root", "/", "--library", "/l"}, "--query must be nvml or cuda"},
+           {{"--query", "cuda", "--query", "cuda", "--root", "/", "--library", "/l"},
+            "--query given twice"},
+           {{"--root", "/", "--library", "/l", "--query"}, "--query needs a value"},
+           {{"--query", "cuda", "--library", "/l"}, "--root is required"}}) {
+    auto r = parse_helper_request(c.args);
+    ASSERT_FALSE(r) << c.message;
+    EXPECT_NE(r.error().message().find(c.message), std::string::npos) << r.error().message();
+  }
+}
+
+TEST(CudaHelperQuery, DecodesTheReplyAndPassesQueryCuda) {
+  nvct::testing::TempDir dir;
+  std::string helper = write_helper(
+      dir, "[ \"$1 $2\" = \"--query cuda\" ] || exit 2\n"
+           "printf '%s' '{\"cuda\":{\"driver_version\":12040,\"arch_error\":\"no cuInit\"}}'");
+  auto facts = query_cuda_through_helper(helper, sample_options());
+  ASSERT_TRUE(facts) << facts.error().message();
+  EXPECT_EQ(facts->driver_version, 12040);
+  EXPECT_FALSE(facts->device0_arch);
+  EXPECT_EQ(facts->arch_error, "no cuInit");
+}
+
+TEST(CudaHelperQuery, ErrorReplyAndMalformedReply) {
+  nvct::testing::TempDir dir;
+  std::string helper =
+      write_helper(dir, "printf '%s' '{\"error\":\"load library failed: nope\"}'; exit 1");
+  auto facts = query_cuda_through_helper(helper, sample_options());
+  ASSERT_FALSE(facts);
+  EXPECT_EQ(facts.error().message(), "load library failed: nope");
+  nvct::testing::TempDir dir2;
+  std::string bad = write_helper(dir2, "printf 'garbage'");
+  auto r = query_cuda_through_helper(bad, sample_options());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code(), EPROTO);
+  EXPECT_NE(r.error().message().find(bad), std::string::npos);
+}
+
 // The runner is what the static shim installs: query_nvml_in_child then runs the helper.
 class NvmlHelperRunnerTest : public ::testing::Test {
  protected:

@@ -24,19 +24,18 @@ TEST(ResolveMode, CdiAndJitCdiAreModes) {
   EXPECT_EQ(mode_name(Mode::kJitCdi), "jit-cdi");
 }
 
-class UnsupportedMode : public ::testing::TestWithParam<const char*> {};
-
-TEST_P(UnsupportedMode, IsAClearNotSupportedErrorNamingTheMode) {
-  auto m = resolve_mode(GetParam());
-  ASSERT_FALSE(m);
-  EXPECT_EQ(m.error().code(), ENOTSUP);
-  EXPECT_NE(m.error().message().find(std::string("\"") + GetParam() + "\""), std::string::npos)
-      << m.error().message();
-  EXPECT_NE(m.error().message().find("not supported yet"), std::string::npos);
+TEST(ResolveMode, CsvIsTheTegraMode) {
+  auto m = resolve_mode("csv");
+  ASSERT_TRUE(m) << m.error().message();
+  EXPECT_EQ(*m, Mode::kCsv);
+  EXPECT_EQ(mode_name(*m), "csv");
 }
 
-INSTANTIATE_TEST_SUITE_P(ReferenceModes, UnsupportedMode,
-                         ::testing::Values("csv"));
+TEST(EffectiveModeName, CsvIsUsedAsConfigured) {
+  EXPECT_EQ(effective_mode_name("csv", "/usr/bin/nvidia-container-runtime"), "csv");
+  EXPECT_EQ(effective_mode_name("csv", "nvidia-container-runtime.cdi"), "cdi");
+  EXPECT_EQ(effective_mode_name("csv", "nvidia-container-runtime.legacy"), "legacy");
+}
 
 TEST(ResolveMode, UnknownModeIsInvalid) {
   auto m = resolve_mode("bogus");
