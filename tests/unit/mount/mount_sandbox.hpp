@@ -53,6 +53,24 @@ inline std::vector<std::string> mounts_under(const std::string& dir) {
   return out;
 }
 
+// The host's mount table (/proc/1/mountinfo) without the lines other tests running at the same
+// time add and remove: mount points under /tmp (their temp dirs) other than own_dir, and the
+// container engines' /run and /var trees. A leak onto any other host path still shows.
+inline std::string host_mounts_but_other_tests(const std::string& own_dir) {
+  std::istringstream in(read_text("/proc/1/mountinfo"));
+  std::string line, out;
+  auto under = [](const std::string& p, const std::string& dir) { return p.rfind(dir, 0) == 0; };
+  while (std::getline(in, line)) {
+    std::istringstream f(line);
+    std::string id, parent, devno, root, point;
+    f >> id >> parent >> devno >> root >> point;
+    bool other = (under(point, "/tmp/") && !under(point, own_dir)) || under(point, "/run/") ||
+                 under(point, "/var/");
+    if (!other) out += line + "\n";
+  }
+  return out;
+}
+
 inline void unmount_under(const std::string& dir) {
   for (int round = 0; round < 64; ++round) {
     auto m = mounts_under(dir);
