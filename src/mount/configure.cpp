@@ -7,9 +7,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <optional>
-#include <system_error>
-#include <thread>
 
 #include "nvct/base/log.hpp"
 #include "nvct/base/strings.hpp"
@@ -107,38 +104,6 @@ class PhaseClock {
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
-// Prepares the ldconfig sandbox (memfd copy, seccomp program, the clone that creates its
-// namespaces) on a second thread while discovery and mounting go on; LdconfigSandbox::prepare
-// neither logs nor takes locks the main thread's children could inherit held.
-class BackgroundLdconfig {
- public:
-  BackgroundLdconfig(const Root& rootfs, const LdconfigOptions& options) {
-    try {
-      thread_ = std::thread([this, &rootfs, options] {
-        result_.emplace(LdconfigSandbox::prepare(rootfs, options));
-      });
-    } catch (const std::system_error&) {
-      result_.emplace(LdconfigSandbox::prepare(rootfs, options));  // no thread: do it now
-    }
-  }
-  BackgroundLdconfig(const BackgroundLdconfig&) = delete;
-  BackgroundLdconfig& operator=(const BackgroundLdconfig&) = delete;
-  ~BackgroundLdconfig() { wait(); }
-
-  Result<LdconfigSandbox> take() {
-    wait();
-    return std::move(*result_);
-  }
-
- private:
-  void wait() {
-    if (thread_.joinable()) thread_.join();
-  }
-
-  std::optional<Result<LdconfigSandbox>> result_;  // before thread_: it exists when the thread runs
-  std::thread thread_;
-};
-
 }  // namespace
 
 Status configure(const ConfigureOptions& o) {
@@ -152,13 +117,6 @@ Status configure(const ConfigureOptions& o) {
                         staged(with_context(Root::open(o.rootfs), "open rootfs"), "container"));
   NVCT_ASSIGN_OR_RETURN(edits::ContainerLayout layout,
                         staged(choose_container_layout(rootfs), "container"));
-  LdconfigOptions ld;
-  ld.host_ldconfig = ldconfig_host_path(o);
-  ld.container_pid = process.pid;
-  ld.uid = process.uid;
-  ld.gid = process.gid;
-  std::optional<BackgroundLdconfig> sandbox;
-  if (auto glibc = has_glibc_layout(rootfs); glibc && *glibc) sandbox.emplace(rootfs, ld);
 
   NVCT_ASSIGN_OR_RETURN(driver::DriverInfo info, open_driver(o));
   NVCT_ASSIGN_OR_RETURN(driver::DeviceSelection sel,
@@ -189,11 +147,15 @@ Status configure(const ConfigureOptions& o) {
 
   double cgroups_ms = clock.lap();
 
+  LdconfigOptions ld;
+  ld.host_ldconfig = ldconfig_host_path(o);
   ld.folders = edits.ldcache_folders;
   if (compat_folder) ld.folders.push_back(*compat_folder);
+  ld.container_pid = process.pid;
+  ld.uid = process.uid;
+  ld.gid = process.gid;
   NVCT_TRY(staged(check_still_running(process), "ldcache"));
-  NVCT_TRY(staged(sandbox ? run_ldconfig(rootfs, ld, sandbox->take()) : run_ldconfig(rootfs, ld),
-                  "ldcache"));
+  NVCT_TRY(staged(run_ldconfig(rootfs, ld), "ldcache"));
   double ldconfig_ms = clock.lap();
   log::debug("configure timing: discovery={:.3f}ms mounts={:.3f}ms cgroups={:.3f}ms ldconfig={:.3f}ms",
              discovery_ms, mounts_ms, cgroups_ms, ldconfig_ms);

@@ -49,44 +49,7 @@ Result<bool> has_glibc_layout(const Root& rootfs);
 // image has none. Returns true when it was created.
 Result<bool> ensure_ld_so_conf(const Root& rootfs);
 
-// The sandbox in two halves, so that the costly one can run while the caller still discovers
-// the driver and mounts (configure() prepares it on a second thread): prepare() makes the
-// sealed memfd copy and the seccomp program and clones the child into its new pid/ipc/uts/net
-// namespaces (creating a net namespace alone takes over a millisecond); the child then waits.
-// run_ldconfig() hands it the folders and credentials, and only then does it join the container's
-// mount namespace, so it sees every mount made in between. Uses host_ldconfig and container_pid
-// of the options; the rest is read by run_ldconfig. A prepared sandbox that is never run is
-// killed and reaped when destroyed.
-class LdconfigSandbox {
- public:
-  static Result<LdconfigSandbox> prepare(const Root& rootfs, const LdconfigOptions& options);
-
-  LdconfigSandbox(LdconfigSandbox&& other) noexcept;
-  LdconfigSandbox& operator=(LdconfigSandbox&& other) noexcept;
-  LdconfigSandbox(const LdconfigSandbox&) = delete;
-  LdconfigSandbox& operator=(const LdconfigSandbox&) = delete;
-  ~LdconfigSandbox();
-
-  pid_t pid() const { return pid_; }
-
- private:
-  friend Result<LdconfigOutcome> run_ldconfig(const Root&, const LdconfigOptions&,
-                                              Result<LdconfigSandbox>);
-  LdconfigSandbox() = default;
-  void cancel();
-
-  pid_t pid_ = -1;
-  unique_fd go_;   // the message that starts the child is written here
-  unique_fd err_;  // {step, errno} from a failed child step; EOF at exec
-  unique_fd log_;  // ldconfig's stdout and stderr
-};
-
 // Runs the sandbox and checks afterwards that /etc/ld.so.cache is a regular file inside R.
 Result<LdconfigOutcome> run_ldconfig(const Root& rootfs, const LdconfigOptions& options);
-
-// The same with a sandbox prepared earlier. An image without glibc skips the step, so an error
-// from the preparation is reported only when ldconfig has to run.
-Result<LdconfigOutcome> run_ldconfig(const Root& rootfs, const LdconfigOptions& options,
-                                     Result<LdconfigSandbox> prepared);
 
 }  // namespace nvct::mount

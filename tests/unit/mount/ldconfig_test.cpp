@@ -2,14 +2,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-
-#include <optional>
-#include <thread>
 
 #include "mount_sandbox.hpp"
 
@@ -115,95 +108,6 @@ TEST(LdconfigSandbox, MissingHostBinaryIsAClearError) {
   auto r = run_ldconfig(*root, opts({}, std::nullopt, "/nonexistent/ldconfig"));
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message().find("/nonexistent/ldconfig"), std::string::npos);
-}
-
-TEST(LdconfigSandbox, PreparedOnAnotherThreadSeesMountsMadeBeforeItRuns) {
-  Sandbox box;
-  box.make_glibc_rootfs();
-  box.mkdir("late");
-  box.mkdir("rootfs/opt/late");
-  auto root = Root::open(box.rootfs());
-  ASSERT_TRUE(root);
-  LdconfigOptions o = opts({"/opt/late"}, ::getpid());
-  std::optional<Result<LdconfigSandbox>> prepared;
-  std::thread worker([&] { prepared.emplace(LdconfigSandbox::prepare(*root, o)); });
-  worker.join();
-  ASSERT_TRUE(*prepared) << prepared->error().message();
-  // Made after the sandbox's namespaces exist: it must join the mount namespace only when run.
-  ASSERT_EQ(::mount("tmpfs", box.path("rootfs/opt/late").c_str(), "tmpfs", 0, "size=4m"), 0);
-  box.copy("/lib/x86_64-linux-gnu/libz.so.1", "rootfs/opt/late/libz.so.1");
-  auto r = run_ldconfig(*root, o, std::move(*prepared));
-  ::umount2(box.path("rootfs/opt/late").c_str(), MNT_DETACH);
-  ASSERT_TRUE(r) << r.error().message();
-  EXPECT_EQ(*r, LdconfigOutcome::kRan);
-  EXPECT_NE(testing::read_text(box.path("rootfs/etc/ld.so.cache")).find("/opt/late/libz.so.1"),
-            std::string::npos);
-}
-
-TEST(LdconfigSandbox, PreparedButNeverRunIsKilledAndReaped) {
-  Sandbox box;
-  box.make_glibc_rootfs();
-  auto root = Root::open(box.rootfs());
-  pid_t pid = -1;
-  {
-    auto prepared = LdconfigSandbox::prepare(*root, opts({"/usr/lib"}));
-    ASSERT_TRUE(prepared) << prepared.error().message();
-    pid = prepared->pid();
-    ASSERT_GT(pid, 0);
-    EXPECT_EQ(::kill(pid, 0), 0);
-  }
-  errno = 0;
-  EXPECT_EQ(::waitpid(pid, nullptr, WNOHANG), -1);
-  EXPECT_EQ(errno, ECHILD);
-  EXPECT_FALSE(box.exists("rootfs/etc/ld.so.cache"));
-}
-
-TEST(LdconfigSandbox, WaitingChildHoldsNoneOfTheCallersOtherFds) {
-  Sandbox box;
-  box.make_glibc_rootfs();
-  auto root = Root::open(box.rootfs());
-  // Stands for another thread's child reply pipe, open while the sandbox is cloned.
-  int p[2];
-  ASSERT_EQ(::pipe2(p, O_CLOEXEC), 0);
-  auto prepared = LdconfigSandbox::prepare(*root, opts({"/usr/lib"}));
-  ASSERT_TRUE(prepared) << prepared.error().message();
-  ::close(p[1]);
-  struct pollfd pfd {
-    p[0], POLLIN, 0
-  };
-  ASSERT_EQ(::poll(&pfd, 1, 5000), 1) << "the waiting sandbox child still holds the write end";
-  char c;
-  EXPECT_EQ(::read(p[0], &c, 1), 0);
-  ::close(p[0]);
-}
-
-TEST(LdconfigSandbox, FailedPreparationIsIgnoredForAnImageWithoutGlibc) {
-  Sandbox box;
-  box.copy("/bin/busybox", "rootfs/bin/busybox");
-  auto root = Root::open(box.rootfs());
-  auto r = run_ldconfig(*root, opts({"/usr/lib"}), fail(EIO, "clone went wrong"));
-  ASSERT_TRUE(r) << r.error().message();
-  EXPECT_EQ(*r, LdconfigOutcome::kSkipped);
-}
-
-TEST(LdconfigSandbox, FailedPreparationIsReportedWhenLdconfigMustRun) {
-  Sandbox box;
-  box.make_glibc_rootfs();
-  auto root = Root::open(box.rootfs());
-  auto r = run_ldconfig(*root, opts({"/usr/lib"}), fail(EIO, "clone went wrong"));
-  ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().message(), "ldcache update: clone went wrong");
-  EXPECT_FALSE(box.exists("rootfs/etc/ld.so.conf"));
-}
-
-TEST(LdconfigSandbox, TooManyFoldersAreRefusedBeforeTheChildStarts) {
-  Sandbox box;
-  box.make_glibc_rootfs();
-  auto root = Root::open(box.rootfs());
-  std::vector<std::string> folders(2000, "/usr/lib");
-  auto r = run_ldconfig(*root, opts(folders));
-  ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message().find("2000 ldconfig folders are too many"), std::string::npos);
 }
 
 }  // namespace
