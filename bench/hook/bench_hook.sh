@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Times `nvidia-container-runtime-hook prestart` (the real hook, in-process configure) on mock
 # driver roots. Each run gets a fresh glibc rootfs and a fresh container: a process in its own
-# mount namespace and device cgroup, as runc leaves it when prestart hooks run. The hook's own
-# phase split comes from its "configure timing" debug line; the mount count from the container's
+# mount namespace and device cgroup, as runc leaves it when prestart hooks run. The hook's wall
+# time is taken by nvct-wall-time (fork, exec, wait; no `date` process inside the interval, which
+# alone cost about 2 ms here). The hook's own phase split comes from its "configure timing" debug line; the mount count from the container's
 # mountinfo. Prints a table. The 8-GPU case runs twice: with the container rootfs on the disk
 # the test runs from, and on a tmpfs, because creating a mount target (an inode) costs about
 # 0.5 ms on some virtual disks (this project's CI VM) against a few microseconds on tmpfs, and a
@@ -18,6 +19,8 @@ require_root
 require_cmd unshare busybox jq awk
 [ -d /sys/fs/cgroup/devices ] || e2e_die "no cgroup v1 devices hierarchy on this host"
 hook="$(nvct_bin nvidia-container-runtime-hook)" || e2e_die "nvidia-container-runtime-hook is not built"
+wall="$NVCT_BUILD_DIR/bench/hook/nvct-wall-time"
+[ -x "$wall" ] || e2e_die "$wall is not built (cmake --build $NVCT_BUILD_DIR --target nvct-wall-time)"
 runs="${NVCT_BENCH_HOOK_RUNS:-30}"
 target_ms=5
 
@@ -43,7 +46,7 @@ mode = "legacy"
 TOML
   : >"$dir/samples"
   for i in $(seq "$runs"); do
-    local bundle="$dir/bundle" cg="/sys/fs/cgroup/devices/nvct-bench-hook-$$-$i" pid t0 t1 rc=0
+    local bundle="$dir/bundle" cg="/sys/fs/cgroup/devices/nvct-bench-hook-$$-$i" pid rc=0
     rm -rf "$bundle"
     make_bundle "$bundle" glibc true
     bundle_set_env "$bundle" NVIDIA_VISIBLE_DEVICES=all NVIDIA_DRIVER_CAPABILITIES=utility,compute
@@ -59,9 +62,8 @@ TOML
     before="$(wc -l <"/proc/$pid/mountinfo")"
     printf '{"ociVersion":"1.0.2","id":"bench","status":"creating","pid":%d,"bundle":"%s"}' \
       "$pid" "$bundle" >"$dir/state.json"
-    t0="$(date +%s%N)"
-    ${NVCT_BENCH_HOOK_WRAP:-} "$hook" -debug -config "$dir/config.toml" prestart <"$dir/state.json" >/dev/null 2>"$dir/hook.err" || rc=$?
-    t1="$(date +%s%N)"
+    "$wall" "$dir/wall" ${NVCT_BENCH_HOOK_WRAP:-} "$hook" -debug -config "$dir/config.toml" prestart \
+      <"$dir/state.json" >/dev/null 2>"$dir/hook.err" || rc=$?
     local mounts=$(( $(wc -l <"/proc/$pid/mountinfo") - before ))
     kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
     rmdir "$cg"
@@ -70,7 +72,7 @@ TOML
     local line
     line="$(grep -o 'configure timing: .*' "$dir/hook.err")" ||
       e2e_die "no 'configure timing' line in the hook's debug output"
-    awk -v total="$(( (t1 - t0) / 1000 ))" -v mounts="$mounts" -v l="$line" 'BEGIN {
+    awk -v total="$(cat "$dir/wall")" -v mounts="$mounts" -v l="$line" 'BEGIN {
       n = split(l, f, /[ =]/); for (i = 1; i <= n; i++) if (f[i+1] ~ /ms$/) { sub(/ms$/, "", f[i+1]); v[f[i]] = f[i+1] }
       printf "%.3f %s %s %s %s %d\n", total / 1000, v["discovery"], v["mounts"], v["cgroups"], v["ldconfig"], mounts }' >>"$dir/samples"
   done
