@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <unordered_map>
 
 #include "nvct/base/file.hpp"
 #include "nvct/base/log.hpp"
@@ -99,7 +100,7 @@ class DirectoryMemo {
  private:
   const DriverRoot& root_;
   std::string top_;
-  std::map<std::string, bool> known_;
+  std::unordered_map<std::string, bool> known_;
 };
 
 }  // namespace
