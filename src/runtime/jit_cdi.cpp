@@ -44,7 +44,9 @@ Result<JitRequest> group_jit_ids(const std::vector<std::string>& ids,
       if (strings::starts_with(part, "id=")) value = part.substr(3);
     }
     auto gated = cdi::parse_generate_mode(mode);
-    if (mode == "auto" || mode == "nvml") {
+    // wsl is what auto detects on a WSL2 root (cdi::build_spec); asked for by name it is the GPU
+    // spec too, so that it gets the configured hooks like any auto request.
+    if (mode == "auto" || mode == "nvml" || mode == "wsl") {
       out.gpu_spec = true;
       if (!value.empty() && value != "none") add_unique(out.device_ids, value);
     } else if (mode == "imex") {

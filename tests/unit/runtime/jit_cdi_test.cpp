@@ -53,6 +53,14 @@ TEST(JitIds, OnlyGatedModesNeedNoGpuSpec) {
   EXPECT_TRUE(none->gpu_spec);  // "none": driver files without GPUs
 }
 
+TEST(JitIds, WslModeIsTheGpuSpecNotAGatedMode) {
+  auto r = group_jit_ids({"mode=wsl"}, {});
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_TRUE(r->gpu_spec);
+  EXPECT_TRUE(r->gated_modes.empty());
+  EXPECT_TRUE(r->device_ids.empty());
+}
+
 TEST(JitIds, UnknownModesAreRefusedNamingTheMode) {
   for (const char* id : {"mode=bogus", "mode=csv,id=0", "mode=management"}) {
     auto r = group_jit_ids({"0", id}, {});
