@@ -12,6 +12,7 @@
 #include "nvct/mount/bind.hpp"
 #include "nvct/mount/journal.hpp"
 #include "nvct/mount/procfs.hpp"
+#include "nvct/mount/tmpfs.hpp"
 
 namespace nvct::cdi_hooks {
 namespace {
@@ -27,28 +28,6 @@ Status write_params(int dirfd, const std::string& content) {
   NVCT_TRY(write_all(f.get(), content));
   if (::fchmod(f.get(), 0444) != 0) return fail_errno("chmod params copy");
   return ok();
-}
-
-// The params copy as a mount source. Preferred: a detached tmpfs (fsopen/fsmount) that is in no
-// mount namespace at all, so nothing is visible anywhere until it is attached over the target.
-Result<unique_fd> detached_tmpfs() {
-  if (mount::classic_mount_api_forced()) return unique_fd();
-  unique_fd fs(::fsopen("tmpfs", FSOPEN_CLOEXEC));
-  if (!fs) {
-    if (errno == ENOSYS) return unique_fd();
-    return fail_errno("fsopen tmpfs");
-  }
-  if (::fsconfig(fs.get(), FSCONFIG_SET_STRING, "mode", "0555", 0) != 0 ||
-      ::fsconfig(fs.get(), FSCONFIG_SET_STRING, "size", "64k", 0) != 0 ||
-      ::fsconfig(fs.get(), FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) != 0)
-    return fail_errno("configure tmpfs");
-  unique_fd mnt(::fsmount(fs.get(), FSMOUNT_CLOEXEC,
-                          MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC));
-  if (!mnt) {
-    if (errno == ENOSYS) return unique_fd();
-    return fail_errno("fsmount tmpfs");
-  }
-  return mnt;
 }
 
 // Without the new mount API (or a kernel that cannot clone from a detached mount) the tmpfs is
@@ -97,7 +76,9 @@ Status bind_params(const mount::Root& rootfs, const std::string& content) {
     return mount::bind_mount(rootfs, src, kParamsPath, kParamsFlags, mount::PathPolicy::kProcfs,
                              journal);
   };
-  NVCT_ASSIGN_OR_RETURN(unique_fd detached, detached_tmpfs());
+  // Preferred source: a detached tmpfs, in no mount namespace at all, so nothing is visible
+  // anywhere until it is attached over the target.
+  NVCT_ASSIGN_OR_RETURN(unique_fd detached, mount::detached_tmpfs("64k"));
   if (detached) {
     NVCT_TRY(write_params(detached.get(), content));
     Status s = attempt(detached.get());

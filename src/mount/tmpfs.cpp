@@ -15,26 +15,6 @@
 namespace nvct::mount {
 namespace {
 
-// A detached, empty tmpfs (fsopen/fsmount), or an empty fd without the new mount API.
-Result<unique_fd> detached_tmpfs() {
-  if (classic_mount_api_forced()) return unique_fd();
-  unique_fd fs(::fsopen("tmpfs", FSOPEN_CLOEXEC));
-  if (!fs) {
-    if (errno == ENOSYS) return unique_fd();
-    return fail_errno("fsopen tmpfs");
-  }
-  if (::fsconfig(fs.get(), FSCONFIG_SET_STRING, "mode", "0555", 0) != 0 ||
-      ::fsconfig(fs.get(), FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) != 0)
-    return fail_errno("configure tmpfs");
-  unique_fd mnt(::fsmount(fs.get(), FSMOUNT_CLOEXEC,
-                          MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC));
-  if (!mnt) {
-    if (errno == ENOSYS) return unique_fd();
-    return fail_errno("fsmount tmpfs");
-  }
-  return mnt;
-}
-
 // The object at the target must now be a new, private tmpfs mount with the §5 flags: a target
 // swapped between resolution and mount would show up here.
 Status verify_tmpfs(int top, int parent) {
@@ -54,6 +34,26 @@ Status verify_tmpfs(int top, int parent) {
 }
 
 }  // namespace
+
+Result<unique_fd> detached_tmpfs(const char* size) {
+  if (classic_mount_api_forced()) return unique_fd();
+  unique_fd fs(::fsopen("tmpfs", FSOPEN_CLOEXEC));
+  if (!fs) {
+    if (errno == ENOSYS) return unique_fd();
+    return fail_errno("fsopen tmpfs");
+  }
+  if (::fsconfig(fs.get(), FSCONFIG_SET_STRING, "mode", "0555", 0) != 0 ||
+      (size && ::fsconfig(fs.get(), FSCONFIG_SET_STRING, "size", size, 0) != 0) ||
+      ::fsconfig(fs.get(), FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) != 0)
+    return fail_errno("configure tmpfs");
+  unique_fd mnt(::fsmount(fs.get(), FSMOUNT_CLOEXEC,
+                          MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC));
+  if (!mnt) {
+    if (errno == ENOSYS) return unique_fd();
+    return fail_errno("fsmount tmpfs");
+  }
+  return mnt;
+}
 
 Result<MountedTmpfs> mount_private_tmpfs(const Root& rootfs, const std::string& container_path,
                                          PathPolicy policy, Journal& journal) {

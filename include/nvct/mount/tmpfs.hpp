@@ -20,6 +20,11 @@ struct MountedTmpfs {
   std::string path;  // in-root path it was mounted on
 };
 
+// A detached, empty tmpfs (fsopen/fsmount: in no mount namespace until attached), mode 0555,
+// nosuid,nodev,noexec, with an optional size ("64k"). An empty fd when the new mount API is
+// unavailable (ENOSYS) or classic mounts are forced; the caller then falls back to mount(2).
+Result<unique_fd> detached_tmpfs(const char* size = nullptr);
+
 Result<MountedTmpfs> mount_private_tmpfs(const Root& rootfs, const std::string& container_path,
                                          PathPolicy policy, Journal& journal);
 

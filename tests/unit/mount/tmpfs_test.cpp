@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/magic.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
@@ -88,6 +89,32 @@ TEST_P(PrivateTmpfs, DirectoryUnderASharedMountIsRefusedBeforeMounting) {
   EXPECT_EQ(testing::mounts_under(box.path("peer")), peer_before);
   EXPECT_EQ(testing::read_text(box.path("peer/x/old")), "image");
   ASSERT_TRUE(j.rollback());
+}
+
+TEST(DetachedTmpfs, Mode0555NosuidNodevNoexecWithTheRequestedSize) {
+  Sandbox box;
+  box.mkdir("at");
+  auto t = detached_tmpfs("64k");
+  ASSERT_TRUE(t) << t.error().message();
+  ASSERT_TRUE(*t) << "this kernel has the new mount API";
+  std::string dir = box.path("at");
+  ASSERT_EQ(::move_mount(t->get(), "", AT_FDCWD, dir.c_str(), MOVE_MOUNT_F_EMPTY_PATH), 0);
+  struct statfs fs {};
+  ASSERT_EQ(::statfs(dir.c_str(), &fs), 0);
+  EXPECT_EQ(fs.f_type, TMPFS_MAGIC);
+  EXPECT_EQ(static_cast<unsigned long>(fs.f_blocks) * fs.f_bsize, 64u * 1024);
+  EXPECT_EQ(fs.f_flags & (ST_NOSUID | ST_NODEV | ST_NOEXEC), ST_NOSUID | ST_NODEV | ST_NOEXEC);
+  struct stat st {};
+  ASSERT_EQ(::stat(dir.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0555u);
+}
+
+TEST(DetachedTmpfs, ForcedClassicMountsGiveNoFd) {
+  force_classic_mount_api(true);
+  auto t = detached_tmpfs();
+  force_classic_mount_api(false);
+  ASSERT_TRUE(t);
+  EXPECT_FALSE(*t);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, PrivateTmpfs,
