@@ -23,6 +23,19 @@ inline bool make_char_node(const nvct::testing::TempDir& dir, const std::string&
   return ::chmod(path.c_str(), mode) == 0;
 }
 
+// The procfs of a loaded driver with two GPUs whose minors are not in bus order (index !=
+// minor): 0000:17:00.0 (H100, GPU-aaaa, minor 3) and 0000:2a:00.0 (A100, GPU-bbbb, minor 0).
+inline void add_two_gpu_procfs(const nvct::testing::TempDir& dir) {
+  dir.write("proc/driver/nvidia/version",
+            "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22 2024\n");
+  dir.write("proc/driver/nvidia/gpus/0000:2a:00.0/information",
+            "Model: \t A100\nGPU UUID: \t GPU-bbbb\nBus Location: \t 0000:2a:00.0\n"
+            "Device Minor: \t 0\n");
+  dir.write("proc/driver/nvidia/gpus/0000:17:00.0/information",
+            "Model: \t H100\nGPU UUID: \t GPU-aaaa\nBus Location: \t 0000:17:00.0\n"
+            "Device Minor: \t 3\n");
+}
+
 // sys/bus/pci/devices/<bus>/drm/{card<card>,renderD<render>}/dev and the nodes under dev/dri.
 inline bool add_drm_gpu(const nvct::testing::TempDir& dir, const std::string& sysfs_bus,
                         unsigned card, unsigned render) {

@@ -5,6 +5,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "../driver/fake_drm.hpp"
 #include "nvct/testing/temp_dir.hpp"
 
 namespace nvct::runtime {
@@ -18,14 +19,7 @@ using nvct::testing::TempDir;
 class DeviceRulesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_.write("proc/driver/nvidia/version",
-               "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22 2024\n");
-    dir_.write("proc/driver/nvidia/gpus/0000:2a:00.0/information",
-               "Model: \t A100\nGPU UUID: \t GPU-bbbb\nBus Location: \t 0000:2a:00.0\n"
-               "Device Minor: \t 0\n");
-    dir_.write("proc/driver/nvidia/gpus/0000:17:00.0/information",
-               "Model: \t H100\nGPU UUID: \t GPU-aaaa\nBus Location: \t 0000:17:00.0\n"
-               "Device Minor: \t 3\n");
+    driver::testing::add_two_gpu_procfs(dir_);
     dir_.write("proc/devices",
                "Character devices:\n  1 mem\n195 nvidia\n238 nvidia-uvm\n235 nvidia-caps\n\n"
                "Block devices:\n  8 sd\n");

@@ -51,14 +51,7 @@ class GraphicsModifierTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_EQ(::geteuid(), 0u) << "graphics modifier tests need root (mknod of DRM nodes)";
-    dir_.write("proc/driver/nvidia/version",
-               "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22 2024\n");
-    dir_.write("proc/driver/nvidia/gpus/0000:2a:00.0/information",
-               "Model: \t A100\nGPU UUID: \t GPU-bbbb\nBus Location: \t 0000:2a:00.0\n"
-               "Device Minor: \t 0\n");
-    dir_.write("proc/driver/nvidia/gpus/0000:17:00.0/information",
-               "Model: \t H100\nGPU UUID: \t GPU-aaaa\nBus Location: \t 0000:17:00.0\n"
-               "Device Minor: \t 3\n");
+    driver::testing::add_two_gpu_procfs(dir_);
     dir_.write("proc/devices", "Character devices:\n195 nvidia\n238 nvidia-uvm\n\n");
     ASSERT_TRUE(driver::testing::add_drm_gpu(dir_, "0000:17:00.0", 4, 132));
     ASSERT_TRUE(driver::testing::add_drm_gpu(dir_, "0000:2a:00.0", 1, 129));
