@@ -103,12 +103,10 @@ int exec_low_level_runtime(const std::string& runtime_path, int argc, char** arg
 // This binary is static and cannot dlopen libnvidia-ml.so.1 in a fork of itself, so NVML
 // (jit-cdi mode) runs in the dynamically linked nvidia-container-runtime-nvml helper, looked up
 // next to this binary, then in the install bindir; without it, /proc/driver/nvidia with a warning.
-void use_nvml_helper() {
-  driver::set_nvml_process_runner(
-      driver::nvml_helper_runner(driver::nvml_helper_search_dirs(NVCT_INSTALL_BINDIR)));
-}
-
+// csv mode's requirement check asks libcuda through the same helper.
 Status modify_spec(const config::Config& cfg, const oci::RuntimeArgs& args, const char* argv0) {
+  auto helper_dirs = driver::nvml_helper_search_dirs(NVCT_INSTALL_BINDIR);
+  driver::set_nvml_process_runner(driver::nvml_helper_runner(helper_dirs));
   auto mode_name = runtime::effective_mode_name(cfg.runtime.mode, argv0);
   NVCT_ASSIGN_OR_RETURN(auto mode, runtime::resolve_mode(mode_name));
   if (mode_name != runtime::mode_name(mode)) {
@@ -117,9 +115,7 @@ Status modify_spec(const config::Config& cfg, const oci::RuntimeArgs& args, cons
   runtime::SystemExecutableProbe probe;
   runtime::ModifierOptions options;
   options.mode = mode;
-  // csv mode's requirement check asks libcuda through the same helper as NVML.
-  options.cuda_facts =
-      runtime::helper_cuda_facts_query(driver::nvml_helper_search_dirs(NVCT_INSTALL_BINDIR));
+  options.cuda_facts = runtime::helper_cuda_facts_query(std::move(helper_dirs));
   options.hook_path =
       runtime::resolve_hook_path(cfg.hook.path, runtime::search_dirs(path_env()), probe);
   // The hook reads the file the shim read; a missing file means defaults for both.
@@ -166,7 +162,6 @@ int run(int argc, char** argv) {
 
   // 5. create/run: add what the GPU request needs to config.json.
   if (parsed->modifies_spec) {
-    use_nvml_helper();
     auto status = modify_spec(*cfg, *parsed, argv[0]);
     if (!status) return fail_before_exec(status.error());
   }
