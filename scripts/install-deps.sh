@@ -9,7 +9,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libseccomp-dev
   libtomlplusplus-dev libexpected-dev libgtest-dev libgmock-dev libyaml-cpp-dev
   runc crun busybox-static docker.io containerd podman
-  iproute2 procps util-linux kmod jq python3
+  iproute2 procps util-linux kmod jq python3 python3-yaml
 )
 
 if [ "$(id -u)" -ne 0 ]; then
