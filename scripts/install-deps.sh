@@ -10,6 +10,7 @@ packages=(
   libtomlplusplus-dev libexpected-dev libgtest-dev libgmock-dev libyaml-cpp-dev
   runc crun busybox-static docker.io containerd podman
   iproute2 procps util-linux kmod jq python3 python3-yaml
+  debhelper dpkg-dev rpm lintian help2man fakeroot ccache
 )
 
 if [ "$(id -u)" -ne 0 ]; then
