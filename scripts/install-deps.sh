@@ -11,6 +11,7 @@ packages=(
   runc crun busybox-static docker.io containerd podman
   iproute2 procps util-linux kmod jq python3 python3-yaml
   debhelper dpkg-dev rpm lintian help2man fakeroot ccache
+  mmdebstrap apt-utils
 )
 
 if [ "$(id -u)" -ne 0 ]; then
