@@ -10,7 +10,9 @@
 #   PKG_ARCH / PKG_RPM_ARCH   amd64 / x86_64 (dpkg --print-architecture, rpm's name for it)
 #   PKG_NAMES             the five binary package names (§4.2)
 #   pkg_deb <name> [dir] / pkg_rpm <name> [dir]   the path of that package at V; fails if absent
-#   pkg_deb_list <deb>    `dpkg-deb -c` normalised: "<mode> <path>[ -> <target>]", sorted
+#   pkg_deb_list <deb>    `dpkg-deb -c` normalised as tests/package/data/deb-files.txt is:
+#                         "<mode> <path>[ -> <target>]" (mode as dpkg-deb prints it), by path
+#   pkg_deb_list_expected <package>   that package's section of data/deb-files.txt
 #   pkg_require_debs      fails unless the five .debs at V exist (the P1 fixture)
 #   pkg_require_mock_driver   fails unless the mock driver is built in $NVCT_BUILD_DIR
 #   pkg_mock_root <dir> [topology]   a mock driver root (tests/mock-driver) at <dir>
@@ -35,7 +37,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/../../e2e/lib/common.sh"
 
 # Command substitutions ($(pkg_new_root ...)) stop at their first failing command too.
 shopt -s inherit_errexit
-PKG_LIB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 PKG_WORK="$NVCT_BUILD_DIR/package"
 PKG_DIR="${NVCT_PACKAGE_DIR:-$PKG_WORK/packages}"
 PKG_NAMES=(nvidia-container-toolkit-base nvidia-container-toolkit libnvidia-container-tools
@@ -86,34 +87,22 @@ pkg_require_debs() {
   for n in "${PKG_NAMES[@]}"; do pkg_deb "$n" >/dev/null; done
 }
 
-# dpkg-deb -c as "<octal mode> <path>[ -> <target>]": directories end in "/", the leading "."
-# is dropped, owners must be root/root (checked here, not printed).
+# dpkg-deb -c in the form of tests/package/data/deb-files.txt: "<mode> <path>[ -> <target>]",
+# <mode> as dpkg-deb prints it (type letter and permissions), <path> absolute without a trailing
+# "/", the root directory left out; sorted by path.
 pkg_deb_list() {
-  dpkg-deb -c "$1" | awk -v deb="$(basename "$1")" '
-    function octal(s,   m, i, c, v, special) {
-      # rwx triplets of ls -l to octal, with setuid/setgid/sticky bits.
-      m = 0; special = 0
-      for (i = 2; i <= 10; i++) {
-        c = substr(s, i, 1); v = 0
-        if (c == "r") v = 4
-        else if (c == "w") v = 2
-        else if (c == "x") v = 1
-        else if (c == "s") { v = 1; special += (i == 4 ? 4 : 2) }
-        else if (c == "S") { special += (i == 4 ? 4 : 2) }
-        else if (c == "t") { v = 1; special += 1 }
-        else if (c == "T") { special += 1 }
-        m += v * (i <= 4 ? 64 : (i <= 7 ? 8 : 1))
-      }
-      return sprintf("%o%03o", special, m)
-    }
-    {
-      if ($2 != "root/root") { printf "BAD-OWNER %s %s %s\n", deb, $2, $6; next }
-      path = $6; sub(/^\./, "", path)
+  dpkg-deb -c "$1" | awk '{
+      path = $6; sub(/^\./, "", path); if (path != "/") sub(/\/$/, "", path)
       if (path == "/") next
-      line = octal($1) " " path
-      if (substr($1, 1, 1) == "l") line = line " -> " $8
+      line = $1 " " path
+      if ($7 == "->") line = line " -> " $8
       print line
-    }' | sort
+    }' | sort -k2,2
+}
+# The entries of one package in tests/package/data/deb-files.txt (its "[<package>]" section).
+pkg_deb_list_expected() {
+  awk -v want="[$1]" '/^#/ || /^[[:space:]]*$/ {next} /^\[/ {on = ($0 == want); next} on' \
+    "$NVCT_SOURCE_DIR/tests/package/data/deb-files.txt" | sort -k2,2
 }
 
 pkg_require_mock_driver() {

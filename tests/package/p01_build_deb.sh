@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# P1 (fixture pkg_debs): scripts/package.sh deb builds the five .debs at V, and only those (plus
+# their -dbgsym companions), into $NVCT_BUILD_DIR/package/packages/deb. build-deb.sh stages the
+# tracked and unignored files, as a fresh clone has them. With NVCT_PACKAGE_DIR set, the packages
+# there are checked instead and nothing is built.
+source "$(dirname "$0")/lib/pkg.sh"
+
+if [ -n "${NVCT_PACKAGE_DIR:-}" ]; then
+  echo "# NVCT_PACKAGE_DIR=$PKG_DIR: checking the prebuilt packages there, not building"
+else
+  [ -x "$NVCT_SOURCE_DIR/scripts/package.sh" ] || e2e_die "scripts/package.sh is missing"
+  require_cmd dpkg-buildpackage dh fakeroot help2man
+  mkdir -p "$PKG_WORK"
+  log="$PKG_WORK/build-deb.log"
+  pkg_step "scripts/package.sh deb (log: $log)"
+  start=$SECONDS
+  if NVCT_PACKAGES_DIR="$PKG_DIR" "$NVCT_SOURCE_DIR/scripts/package.sh" deb >"$log" 2>&1; then
+    pass "scripts/package.sh deb exits 0 ($((SECONDS - start)) s)"
+  else
+    tail -n 40 "$log" >&2
+    e2e_die "scripts/package.sh deb failed after $((SECONDS - start)) s (log above, all of it in $log)"
+  fi
+  grep -E '^ccache:|packages in' "$log" || true
+fi
+
+pkg_step "the .debs in $PKG_DIR/deb"
+[ -d "$PKG_DIR/deb" ] || e2e_die "no directory $PKG_DIR/deb"
+for n in "${PKG_NAMES[@]}"; do
+  f="$PKG_DIR/deb/${n}_${PKG_V}_${PKG_ARCH}.deb"
+  if [ -f "$f" ]; then
+    pass "$n at V=$PKG_V: $(basename "$f")"
+    check_eq "$(basename "$f"): Package field" "$n" "$(dpkg-deb -f "$f" Package)"
+    check_eq "$(basename "$f"): Version field" "$PKG_V" "$(dpkg-deb -f "$f" Version)"
+    check_eq "$(basename "$f"): Architecture field" "$PKG_ARCH" "$(dpkg-deb -f "$f" Architecture)"
+  else
+    failed "$n: $f was not built ($(ls "$PKG_DIR/deb" | tr '\n' ' '))"
+  fi
+done
+# Nothing else but debug symbol packages of these five.
+others=""
+for f in "$PKG_DIR"/deb/*; do
+  b="$(basename "$f")"
+  case "$b" in
+    *"_${PKG_V}_${PKG_ARCH}.deb" | *"_${PKG_V}_${PKG_ARCH}.ddeb") ;;
+    *) others="$others $b" && continue ;;
+  esac
+  n="${b%%_*}"
+  n="${n%-dbgsym}"
+  printf '%s\n' "${PKG_NAMES[@]}" | grep -qx "$n" || others="$others $b"
+done
+check_eq "no other file in $PKG_DIR/deb (only the five and their -dbgsym)" "" "$others"
+dbgsym="$(cd "$PKG_DIR/deb" && ls -- *-dbgsym_* 2>/dev/null | tr '\n' ' ')"
+echo "# dbgsym packages (skipped by the other tests): ${dbgsym:-none}"
+e2e_finish
