@@ -4,7 +4,7 @@ set -euo pipefail
 NVCT_SOURCE_DIR="${NVCT_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 NVCT_BUILD_DIR="${NVCT_BUILD_DIR:?NVCT_BUILD_DIR must name the build directory}"
 bench="$NVCT_BUILD_DIR/bench/driver/bench_driver"
-cli="$NVCT_BUILD_DIR/src/cmd/nvidia-container-cli/nvidia-container-cli"
+cli="$NVCT_BUILD_DIR/bin/nvidia-container-cli"
 for f in "$bench" "$cli"; do
   [ -x "$f" ] || { echo "FATAL: $f is not built (cmake --build $NVCT_BUILD_DIR --target bench_driver nvidia-container-cli mock_driver)" >&2; exit 1; }
 done

@@ -6,7 +6,7 @@ set -euo pipefail
 
 NVCT_SOURCE_DIR="${NVCT_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 NVCT_BUILD_DIR="${NVCT_BUILD_DIR:?NVCT_BUILD_DIR must name the build directory}"
-ctk="$NVCT_BUILD_DIR/src/cmd/nvidia-ctk/nvidia-ctk"
+ctk="$NVCT_BUILD_DIR/bin/nvidia-ctk"
 golden="$NVCT_SOURCE_DIR/tests/data/config/default.toml"
 
 tmp="$(mktemp -d /tmp/nvct-e2e_ctk_config.XXXXXX)"

@@ -81,8 +81,7 @@ require_root() { [ "$(id -u)" -eq 0 ] || e2e_die "must run as root (runc/dockerd
 # A built binary of this tree; fails with the build command to run when it is missing.
 nvct_bin() {
   local name="$1" path
-  for path in "$NVCT_BUILD_DIR/src/cmd/$name/$name" "$NVCT_BUILD_DIR/tests/$name/nvct-$name" \
-    "$NVCT_BUILD_DIR/bin/$name"; do
+  for path in "$NVCT_BUILD_DIR/bin/$name" "$NVCT_BUILD_DIR/tests/$name/nvct-$name"; do
     if [ -x "$path" ]; then
       echo "$path"
       return 0
