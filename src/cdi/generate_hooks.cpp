@@ -3,31 +3,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nvct/base/program_path.hpp"
 #include "nvct/base/strings.hpp"
 
 namespace nvct::cdi {
-namespace {
-
-bool is_executable_file(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
-}
-
-std::string lookup(std::string_view name, std::string_view path_env) {
-  for (const auto& dir : strings::split(path_env, ':')) {
-    if (dir.empty() || dir.front() != '/') continue;
-    std::string candidate = dir + (dir.back() == '/' ? "" : "/") + std::string(name);
-    if (is_executable_file(candidate)) return candidate;
-  }
-  return "/usr/bin/" + std::string(name);
-}
-
-}  // namespace
-
-std::string resolve_hook_binary(std::string_view flag, std::string_view path_env) {
-  if (flag.empty()) return lookup("nvidia-cdi-hook", path_env);
-  if (flag.front() == '/') return std::string(flag);
-  return lookup(strings::basename(flag), path_env);
+Result<std::string> resolve_hook_binary(std::string_view flag, std::string_view path_env,
+                                        std::string_view setting) {
+  return resolve_program(flag, "nvidia-cdi-hook", program_search_dirs(path_env), setting);
 }
 
 Status validate_hook_options(const HookOptions& options) {
@@ -57,6 +39,11 @@ std::optional<Hook> make_hook(const HookOptions& options, std::string_view name,
   // A non-empty env is what stops runc <= 1.2 from giving the hook the container's environment.
   hook.env.push_back(options.debug ? "NVIDIA_CTK_DEBUG=true" : "NVIDIA_CTK_DEBUG=false");
   return hook;
+}
+
+void add_hook(ContainerEdits& edits, const HookOptions& options, std::string_view name,
+              const std::vector<std::string>& args) {
+  if (auto hook = make_hook(options, name, args)) edits.hooks.push_back(std::move(*hook));
 }
 
 }  // namespace nvct::cdi

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <variant>
 
+#include "nvct/base/install_paths.hpp"
 #include "nvct/base/toml_text.hpp"
 #include "nvct/config/document.hpp"
 #include "nvct/config/host_facts.hpp"
@@ -22,12 +23,14 @@ struct CommentedDefault {
   const char* key;
   std::variant<bool, const char*> value;
 };
-constexpr CommentedDefault kCommentedDefaults[] = {
+// The cli's example path follows the install prefix (spec/packaging.md §4.3).
+const std::string kCliExamplePath = std::string(kInstallBindir) + "/nvidia-container-cli";
+const CommentedDefault kCommentedDefaults[] = {
     {"swarm-resource", "DOCKER_RESOURCE_GPU"},
     {"accept-nvidia-visible-devices-envvar-when-unprivileged", true},
     {"accept-nvidia-visible-devices-as-volume-mounts", false},
     {"nvidia-container-cli.root", "/run/nvidia/driver"},
-    {"nvidia-container-cli.path", "/usr/bin/nvidia-container-cli"},
+    {"nvidia-container-cli.path", kCliExamplePath.c_str()},
     {"nvidia-container-cli.debug", "/var/log/nvidia-container-toolkit.log"},
     {"nvidia-container-cli.ldcache", "/etc/ld.so.cache"},
     {"nvidia-container-cli.no-cgroups", false},

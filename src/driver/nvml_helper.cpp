@@ -16,6 +16,7 @@
 #include <cstring>
 #include <thread>
 
+#include "nvct/base/program_path.hpp"
 #include "nvct/base/strings.hpp"
 #include "nvct/base/unique_fd.hpp"
 
@@ -164,23 +165,9 @@ Result<NvmlProcessOptions> parse_nvml_helper_args(const std::vector<std::string>
   return o;
 }
 
-std::vector<std::string> nvml_helper_search_dirs(const std::string& install_bindir) {
-  std::vector<std::string> dirs;
-  auto add = [&](std::string dir) {
-    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-    if (strings::starts_with(dir, "/") && std::find(dirs.begin(), dirs.end(), dir) == dirs.end())
-      dirs.push_back(std::move(dir));
-  };
-  char exe[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    std::string self(exe, static_cast<std::size_t>(n));
-    add(self.substr(0, std::max<std::size_t>(self.rfind('/'), 1)));
-  }
-  add(install_bindir);
-  add("/usr/bin");
-  add("/usr/local/bin");
-  return dirs;
+std::vector<std::string> nvml_helper_search_dirs(const std::string& helper_dir) {
+  // No PATH: the helper is internal to the shim, which trusts only its own install.
+  return program_search_dirs(self_exe_dir(), "", helper_dir);
 }
 
 Result<std::string> find_nvml_helper(const std::vector<std::string>& dirs) {

@@ -66,14 +66,15 @@ Result<std::vector<std::string>> csv_mount_spec_files(const request::Request& re
   return out;
 }
 
-cdi::ModeOptions csv_mode_options(const config::Config& cfg, std::vector<std::string> files,
-                                  std::string_view path_env) {
+Result<cdi::ModeOptions> csv_mode_options(const config::Config& cfg, std::vector<std::string> files,
+                                          std::string_view path_env) {
   cdi::ModeOptions o;
   o.vendor = "runtime.nvidia.com";
   o.class_name = "gpu";
   o.driver_root = cfg.cli.root.empty() ? "/" : cfg.cli.root;
   o.dev_root = o.driver_root;
-  o.hooks.binary = cdi::resolve_hook_binary(cfg.ctk.path, path_env);
+  NVCT_ASSIGN_OR_RETURN(o.hooks.binary,
+                        cdi::resolve_hook_binary(cfg.ctk.path, path_env, cdi::kCtkPathSetting));
   o.features.no_additional_gids_for_device_nodes = cfg.features.no_additional_gids_for_device_nodes;
   o.csv_files = std::move(files);
   o.csv_compat_container_root = cfg.runtime.csv.compat_container_root;
@@ -100,7 +101,7 @@ Result<bool> apply_csv_mode(nlohmann::ordered_json& spec, const request::Request
   NVCT_ASSIGN_OR_RETURN(auto files, csv_mount_spec_files(request, cfg));
   log::info("csv mode: devices [{}] from {}", strings::join(ids, " "), strings::join(files, ", "));
   NVCT_ASSIGN_OR_RETURN(auto entries, cdi::read_csv_mount_spec_files(files));
-  auto options = csv_mode_options(cfg, std::move(files), path_env);
+  NVCT_ASSIGN_OR_RETURN(auto options, csv_mode_options(cfg, std::move(files), path_env));
   NVCT_ASSIGN_OR_RETURN(auto csv_spec, with_context(cdi::build_csv_spec(entries, options, lookup),
                                                     "failed to construct the csv CDI spec"));
   if (csv_spec.devices.empty()) {

@@ -150,7 +150,8 @@ Result<bool> add_graphics(ordered_json& spec, const request::Request& request,
   auto edits = graphics_edits(*root, *facts, *request.devices, version);
   if (!edits) return false;
   cdi::HookOptions hooks;
-  hooks.binary = cdi::resolve_hook_binary(cfg.ctk.path, path_env);
+  NVCT_ASSIGN_OR_RETURN(hooks.binary,
+                        cdi::resolve_hook_binary(cfg.ctk.path, path_env, cdi::kCtkPathSetting));
   return apply_graphics_edits(spec, *edits, hooks);
 }
 

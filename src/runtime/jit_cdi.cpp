@@ -72,15 +72,17 @@ Result<JitRequest> group_jit_ids(const std::vector<std::string>& ids,
   return out;
 }
 
-cdi::GenerateOptions jit_generate_options(const JitRequest& request, const config::Config& cfg,
-                                          std::string_view path_env) {
+Result<cdi::GenerateOptions> jit_generate_options(const JitRequest& request,
+                                                  const config::Config& cfg,
+                                                  std::string_view path_env) {
   cdi::GenerateOptions o;
   o.vendor = "runtime.nvidia.com";
   o.class_name = "gpu";
   o.device_ids = request.device_ids;
   o.no_all_device = true;
   o.imex_channels = request.imex_channels;
-  o.hooks.binary = cdi::resolve_hook_binary(cfg.ctk.path, path_env);
+  NVCT_ASSIGN_OR_RETURN(o.hooks.binary,
+                        cdi::resolve_hook_binary(cfg.ctk.path, path_env, cdi::kCtkPathSetting));
   if (cfg.runtime.jit_cdi.nvcdi_feature_flags) {
     auto flags = cdi::parse_feature_flags(*cfg.runtime.jit_cdi.nvcdi_feature_flags);
     for (const auto& name : flags.unknown) log::warn("Ignoring unknown feature flag {}", name);
@@ -115,7 +117,7 @@ Status apply_jit_cdi(nlohmann::ordered_json& spec, const std::vector<std::string
   NVCT_ASSIGN_OR_RETURN(auto jit, group_jit_ids(all_ids, request.imex_channels));
   if (!jit.gpu_spec) return apply_gated_modes(spec, jit.gated_modes, cfg, lookup).map([](bool) {});
   const char* path = std::getenv("PATH");
-  auto options = jit_generate_options(jit, cfg, path ? path : "");
+  NVCT_ASSIGN_OR_RETURN(auto options, jit_generate_options(jit, cfg, path ? path : ""));
   cdi::CdiDiscovery discovery;
   discovery.driver_root = cfg.cli.root;
   discovery.libraries.explicit_only = options.features.explicit_driver_libraries;

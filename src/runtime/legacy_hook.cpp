@@ -1,5 +1,7 @@
 #include "nvct/runtime/legacy_hook.hpp"
 
+#include <fmt/format.h>
+
 #include "nvct/base/log.hpp"
 #include "nvct/base/strings.hpp"
 #include "nvct/runtime/runtime_lookup.hpp"
@@ -8,13 +10,24 @@ namespace nvct::runtime {
 
 using nlohmann::ordered_json;
 
-std::string resolve_hook_path(std::string_view configured, const std::vector<std::string>& dirs,
-                              const ExecutableProbe& probe) {
-  if (!configured.empty() && configured.front() == '/') return std::string(configured);
-  auto name = configured.empty() ? strings::basename(kHookPathFallback) : configured;
+Result<std::string> resolve_hook_path(std::string_view configured,
+                                      const std::vector<std::string>& dirs,
+                                      const ExecutableProbe& probe, std::string_view setting) {
+  if (!configured.empty() && configured.front() == '/') {
+    std::string path(configured);
+    auto info = probe.probe(path);
+    if (info && info->regular && info->executable) return path;
+    return fail(ENOENT, fmt::format("{} is set to {}, which is not an executable file; install "
+                                    "the hook there or change {}",
+                                    setting, path, setting));
+  }
+  auto name = configured.empty() ? kHookName : strings::basename(configured);
   auto found = find_executable(name, dirs, probe);
   if (!found.empty()) return found;
-  return std::string(kHookPathFallback);
+  return fail(ENOENT, fmt::format("the prestart hook {} was not found ({} is \"{}\"): looked in "
+                                  "{}; install nvidia-container-toolkit or set {} to the hook's "
+                                  "absolute path",
+                                  name, setting, configured, strings::join(dirs, ", "), setting));
 }
 
 bool has_nvidia_prestart_hook(const ordered_json& spec) {

@@ -28,7 +28,8 @@ Result<bool> apply_modifiers(nlohmann::ordered_json& spec, const request::Reques
   if (options.mode != Mode::kLegacy)  // the CDI modes need the config: modify_bundle
     return fail(EINVAL,
                 fmt::format("mode {} is applied by modify_bundle", mode_name(options.mode)));
-  return add_legacy_prestart_hook(spec, options.hook_path, options.config_path);
+  if (!options.hook_path) return tl::unexpected(options.hook_path.error());
+  return add_legacy_prestart_hook(spec, *options.hook_path, options.config_path);
 }
 
 Result<BundleOutcome> modify_bundle(const std::string& bundle, const config::Config& cfg,
@@ -39,23 +40,23 @@ Result<BundleOutcome> modify_bundle(const std::string& bundle, const config::Con
     NVCT_ASSIGN_OR_RETURN(mode, resolve_auto_mode_for_spec(doc.json(), cfg));
   }
   // CDI annotations are requests only in cdi mode (request.md §1).
-  NVCT_ASSIGN_OR_RETURN(auto req, with_context(request::from_spec(doc.json(), cfg,
-                                                                  {.cdi_mode = mode == Mode::kCdi}),
-                                               "read the GPU request from " + doc.path()));
+  NVCT_ASSIGN_OR_RETURN(
+      auto req, with_context(request::from_spec(doc.json(), cfg, {.cdi_mode = mode == Mode::kCdi}),
+                             "read the GPU request from " + doc.path()));
   bool changed = false;
   if (mode == Mode::kLegacy) {
-    NVCT_ASSIGN_OR_RETURN(changed, with_context(apply_modifiers(doc.json(), req, options),
-                                                "modify " + doc.path()));
+    NVCT_ASSIGN_OR_RETURN(
+        changed, with_context(apply_modifiers(doc.json(), req, options), "modify " + doc.path()));
   } else if (mode == Mode::kCsv) {
     cdi::HostDeviceLookup lookup;
     const char* path_env = std::getenv("PATH");
-    NVCT_ASSIGN_OR_RETURN(changed, with_context(apply_csv_mode(doc.json(), req, cfg,
-                                                               options.cuda_facts, lookup,
-                                                               path_env ? path_env : ""),
-                                                "modify " + doc.path()));
+    NVCT_ASSIGN_OR_RETURN(
+        changed, with_context(apply_csv_mode(doc.json(), req, cfg, options.cuda_facts, lookup,
+                                             path_env ? path_env : ""),
+                              "modify " + doc.path()));
   } else {
-    NVCT_ASSIGN_OR_RETURN(changed, with_context(apply_cdi_mode(doc.json(), mode, req, cfg),
-                                                "modify " + doc.path()));
+    NVCT_ASSIGN_OR_RETURN(
+        changed, with_context(apply_cdi_mode(doc.json(), mode, req, cfg), "modify " + doc.path()));
   }
   // Legacy mode: device access also goes into the spec so it survives `systemctl daemon-reload`.
   if (mode == Mode::kLegacy && req.is_gpu_container()) {

@@ -167,14 +167,14 @@ check_eq "all: nvidia-smi lists both GPUs in jit-cdi mode" 2 \
 check_eq "jit-cdi runs: the shim never fell back to /proc/driver/nvidia" 0 \
   "$(grep -c 'instead of NVML' "$E2E_TMP/shim-debug.log" || true)"
 
-# Without the helper (a copy of the shim alone in a directory, install bindir without one),
+# Without the helper (a copy of the shim alone in a directory, install helper dir without one),
 # jit-cdi still works from /proc/driver/nvidia and the shim's log says why.
 LONE="$E2E_TMP/lone"
 mkdir -p "$LONE"
 cp "$GPU_SHIM" "$LONE/nvidia-container-runtime"
-INSTALL_BINDIR="$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$NVCT_BUILD_DIR/CMakeCache.txt")/bin"
-if [ -e "$INSTALL_BINDIR/nvidia-container-runtime-nvml" ] ||
-  [ -e /usr/bin/nvidia-container-runtime-nvml ] || [ -e /usr/local/bin/nvidia-container-runtime-nvml ]; then
+HELPER_DIR="$(sed -n 's/.*kInstallHelperDir = "\(.*\)";/\1/p' "$NVCT_BUILD_DIR/include/nvct/base/install_paths.hpp")"
+[ -n "$HELPER_DIR" ] || e2e_die "no kInstallHelperDir in $NVCT_BUILD_DIR/include/nvct/base/install_paths.hpp"
+if [ -e "$HELPER_DIR/nvidia-container-runtime-nvml" ]; then
   failed "an installed nvidia-container-runtime-nvml exists on this host; the fallback case cannot be shown"
 else
   SAVED_SHIM="$GPU_SHIM"

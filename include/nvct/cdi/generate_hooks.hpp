@@ -10,11 +10,14 @@
 #include <vector>
 
 #include "nvct/base/error.hpp"
+#include "nvct/base/install_paths.hpp"
 #include "nvct/cdi/spec.hpp"
 
 namespace nvct::cdi {
 
-inline constexpr const char* kDefaultCdiHookPath = "/usr/bin/nvidia-cdi-hook";
+// nvidia-cdi-hook in the install bindir (install_paths.hpp); resolve_hook_binary finds the one
+// that is really there.
+inline const std::string kDefaultCdiHookPath = std::string(kInstallBindir) + "/nvidia-cdi-hook";
 
 // Hooks that are off unless enabled explicitly.
 inline const std::set<std::string, std::less<>> kDefaultDisabledHooks = {"chmod"};
@@ -30,10 +33,20 @@ struct HookOptions {
   bool debug = false;
 };
 
-// The binary for --nvidia-cdi-hook-path: "" looks up nvidia-cdi-hook in path_env, falling back to
-// /usr/bin/nvidia-cdi-hook; an absolute path is kept; any other value is looked up by its
-// basename the same way (so "nvidia-ctk" finds nvidia-ctk).
-std::string resolve_hook_binary(std::string_view flag, std::string_view path_env);
+// How errors about the hook binary of the runtime's CDI modes name the setting it came from.
+inline constexpr std::string_view kCtkPathSetting = "nvidia-ctk.path (config.toml)";
+
+// The binary written into hooks: "" looks up nvidia-cdi-hook next to the running binary, then in
+// path_env, then in the install bindir (program_search_dirs); an absolute path must be an
+// executable file; any other value is looked up by its basename the same way (so "nvidia-ctk"
+// finds nvidia-ctk). A binary that is not there is an error naming `setting` (the flag or
+// config key the value came from): a spec whose hooks cannot run fails every container later.
+Result<std::string> resolve_hook_binary(std::string_view flag, std::string_view path_env,
+                                        std::string_view setting = "--nvidia-cdi-hook-path");
+
+// Appends make_hook(options, name, args) to edits.hooks when the hook is enabled.
+void add_hook(ContainerEdits& edits, const HookOptions& options, std::string_view name,
+              const std::vector<std::string>& args);
 
 // Rejects `--enable-hook all` (the reference does: enabling every hook is never meant).
 Status validate_hook_options(const HookOptions& options);

@@ -66,9 +66,10 @@ std::vector<std::string> cuda_helper_argv(const std::string& helper,
 // parse_nvml_helper_args.
 Result<HelperRequest> parse_helper_request(const std::vector<std::string>& args);
 
-// The search order described above, without duplicates; install_bindir is the binary's install
-// directory as configured at build time (the shim passes it).
-std::vector<std::string> nvml_helper_search_dirs(const std::string& install_bindir);
+// The directory of /proc/self/exe, then `helper_dir`, the helper's install directory as
+// configured at build time (the shim passes kInstallHelperDir, libexecdir/nvct); without
+// duplicates or relative entries.
+std::vector<std::string> nvml_helper_search_dirs(const std::string& helper_dir);
 
 // The first acceptable kNvmlHelperName in `dirs`. The error lists every directory tried and why
 // each candidate was refused.

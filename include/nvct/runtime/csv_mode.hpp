@@ -42,8 +42,9 @@ Result<std::vector<std::string>> csv_mount_spec_files(const request::Request& re
 // The csv builder's options: vendor runtime.nvidia.com, class gpu, driver and dev root
 // nvidia-container-cli.root, hooks run by nvidia-ctk.path (looked up in path_env),
 // modes.csv.compat-container-root.
-cdi::ModeOptions csv_mode_options(const config::Config& cfg, std::vector<std::string> files,
-                                  std::string_view path_env);
+// Fails when the hook binary cannot be found.
+Result<cdi::ModeOptions> csv_mode_options(const config::Config& cfg, std::vector<std::string> files,
+                                          std::string_view path_env);
 
 // The whole mode. Returns whether the spec changed.
 Result<bool> apply_csv_mode(nlohmann::ordered_json& spec, const request::Request& request,

@@ -35,8 +35,10 @@ Result<JitRequest> group_jit_ids(const std::vector<std::string>& ids,
 
 // The generator options of a JIT spec for the config (hook binary = nvidia-ctk.path,
 // modes.jit-cdi.nvcdi-disable-hooks).
-cdi::GenerateOptions jit_generate_options(const JitRequest& request, const config::Config& cfg,
-                                          std::string_view path_env);
+// Fails when the hook binary cannot be found (resolve_hook_binary).
+Result<cdi::GenerateOptions> jit_generate_options(const JitRequest& request,
+                                                  const config::Config& cfg,
+                                                  std::string_view path_env);
 
 // The edits of a built JIT spec in application order: each device's, then the spec-level ones.
 cdi::ContainerEdits jit_edits(const cdi::Spec& spec);

@@ -14,15 +14,21 @@
 
 namespace nvct::runtime {
 
-inline constexpr std::string_view kHookPathFallback = "/usr/bin/nvidia-container-runtime-hook";
+inline constexpr std::string_view kHookName = "nvidia-container-runtime-hook";
+inline constexpr std::string_view kHookPathSetting = "nvidia-container-runtime-hook.path";
 inline constexpr std::string_view kHookMinimalPath =
     "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 inline constexpr int kHookTimeoutSeconds = 60;
 
-// config nvidia-container-runtime-hook.path: absolute as is, else looked up in `dirs` (see
-// search_dirs), else /usr/bin/nvidia-container-runtime-hook.
-std::string resolve_hook_path(std::string_view configured, const std::vector<std::string>& dirs,
-                              const ExecutableProbe& probe);
+// config nvidia-container-runtime-hook.path: an absolute path must be an executable file; a bare
+// name ("" = nvidia-container-runtime-hook) is looked up in `dirs` (program_search_dirs: next to
+// the shim, PATH, the install bindir). Anything else is an error naming `setting` (the key and
+// the file it came from): a hook path that is not there would fail every GPU container later,
+// inside runc, with a message that does not say why.
+Result<std::string> resolve_hook_path(std::string_view configured,
+                                      const std::vector<std::string>& dirs,
+                                      const ExecutableProbe& probe,
+                                      std::string_view setting = kHookPathSetting);
 
 // True when hooks.prestart already has a hook whose path's basename is
 // nvidia-container-runtime-hook or nvidia-container-toolkit.

@@ -16,8 +16,9 @@ namespace nvct::runtime {
 
 struct ModifierOptions {
   Mode mode = Mode::kLegacy;
-  // Absolute path of the prestart hook (resolve_hook_path).
-  std::string hook_path;
+  // Absolute path of the prestart hook (resolve_hook_path), or why it could not be found: the
+  // error fails only the containers that need the hook (legacy mode, a GPU requested).
+  Result<std::string> hook_path = std::string();
   // The config file the shim loaded, passed to the hook as `-config <path>` so both read the same
   // file; the hook never looks at its environment for it (security.md §5.2). "" = none.
   std::string config_path;

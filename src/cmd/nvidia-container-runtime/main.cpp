@@ -14,7 +14,9 @@
 
 #include "nvct/base/error.hpp"
 #include "nvct/base/file.hpp"
+#include "nvct/base/install_paths.hpp"
 #include "nvct/base/log.hpp"
+#include "nvct/base/program_path.hpp"
 #include "nvct/base/version_info.hpp"
 #include "nvct/config/load.hpp"
 #include "nvct/driver/nvml_helper.hpp"
@@ -105,7 +107,7 @@ int exec_low_level_runtime(const std::string& runtime_path, int argc, char** arg
 // next to this binary, then in the install bindir; without it, /proc/driver/nvidia with a warning.
 // csv mode's requirement check asks libcuda through the same helper.
 Status modify_spec(const config::Config& cfg, const oci::RuntimeArgs& args, const char* argv0) {
-  auto helper_dirs = driver::nvml_helper_search_dirs(NVCT_INSTALL_BINDIR);
+  auto helper_dirs = driver::nvml_helper_search_dirs(kInstallHelperDir);
   driver::set_nvml_process_runner(driver::nvml_helper_runner(helper_dirs));
   auto mode_name = runtime::effective_mode_name(cfg.runtime.mode, argv0);
   NVCT_ASSIGN_OR_RETURN(auto mode, runtime::resolve_mode(mode_name));
@@ -116,14 +118,19 @@ Status modify_spec(const config::Config& cfg, const oci::RuntimeArgs& args, cons
   runtime::ModifierOptions options;
   options.mode = mode;
   options.cuda_facts = runtime::helper_cuda_facts_query(std::move(helper_dirs));
-  options.hook_path =
-      runtime::resolve_hook_path(cfg.hook.path, runtime::search_dirs(path_env()), probe);
   // The hook reads the file the shim read; a missing file means defaults for both.
+  std::string setting(runtime::kHookPathSetting);
   if (std::string path = config::default_path(); ::access(path.c_str(), F_OK) == 0) {
     options.config_path = path;
+    setting += " in " + path;
+  } else {
+    setting += " (default; no " + path + ")";
   }
+  options.hook_path =
+      runtime::resolve_hook_path(cfg.hook.path, program_search_dirs(path_env()), probe, setting);
   log::debug("{} in bundle \"{}\": mode {}, hook {}", args.subcommand, args.bundle,
-             runtime::mode_name(mode), options.hook_path);
+             runtime::mode_name(mode),
+             options.hook_path ? *options.hook_path : options.hook_path.error().message());
   NVCT_TRY(runtime::modify_bundle(args.bundle, cfg, options));
   return ok();
 }

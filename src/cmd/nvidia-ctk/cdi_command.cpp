@@ -85,7 +85,7 @@ Result<cdi::GenerateOptions> generate_options(const GenerateCommandOptions& opti
   // --device-id none implies --no-all-device.
   o.no_all_device = options.no_all_device;
   o.dev_root = options.dev_root;
-  o.hooks.binary = cdi::resolve_hook_binary(options.hook_path, path_env);
+  NVCT_ASSIGN_OR_RETURN(o.hooks.binary, cdi::resolve_hook_binary(options.hook_path, path_env));
   o.hooks.ldconfig_path = options.ldconfig_path;
   o.hooks.debug = debug;
   o.hooks.disabled.insert(options.disable_hooks.begin(), options.disable_hooks.end());

@@ -75,20 +75,39 @@ TEST(GenerateHooks, EnableAllIsRejected) {
   EXPECT_TRUE(validate_hook_options(o));
 }
 
-TEST(GenerateHooks, HookBinaryFoundOnPathWithUsrBinFallback) {
+TEST(GenerateHooks, HookBinaryFoundOnPath) {
   testing::TempDir d;
   std::string bin = d.write("bin/nvidia-cdi-hook", "#!/bin/sh\n");
+  std::string ctk = d.write("bin/nvidia-ctk", "#!/bin/sh\n");
   ::chmod(bin.c_str(), 0755);
+  ::chmod(ctk.c_str(), 0755);
   EXPECT_EQ(resolve_hook_binary("", "relative:" + d.path() + "/bin"), bin);
-  EXPECT_EQ(resolve_hook_binary("", "/nonexistent"), "/usr/bin/nvidia-cdi-hook");
-  EXPECT_EQ(resolve_hook_binary("/x/nvidia-cdi-hook", ""), "/x/nvidia-cdi-hook");
-  EXPECT_EQ(resolve_hook_binary("nvidia-ctk", "/nonexistent"), "/usr/bin/nvidia-ctk");
+  EXPECT_EQ(resolve_hook_binary(bin, ""), bin);
+  EXPECT_EQ(resolve_hook_binary("nvidia-ctk", d.path() + "/bin"), ctk);
+}
+
+TEST(GenerateHooks, MissingHookBinaryIsAnErrorNamingTheFlag) {
+  // Never a silent /usr/bin fallback: a spec whose hooks are not there fails every container.
+  auto r = resolve_hook_binary("/x/nvidia-cdi-hook", "");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("--nvidia-cdi-hook-path is set to /x/nvidia-cdi-hook"),
+            std::string::npos)
+      << r.error().message();
+  r = resolve_hook_binary("no-such-nvct-program", "/nonexistent", kCtkPathSetting);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("no-such-nvct-program not found (nvidia-ctk.path "
+                                     "(config.toml) is \"no-such-nvct-program\"): looked in "),
+            std::string::npos)
+      << r.error().message();
+  EXPECT_NE(r.error().message().find("/nonexistent"), std::string::npos);
 }
 
 TEST(GenerateHooks, NonExecutableOnPathIsSkipped) {
-  testing::TempDir d;
+  testing::TempDir d, e;
   d.write("bin/nvidia-cdi-hook", "not executable");
-  EXPECT_EQ(resolve_hook_binary("", d.path() + "/bin"), "/usr/bin/nvidia-cdi-hook");
+  std::string good = e.write("bin/nvidia-cdi-hook", "#!/bin/sh\n");
+  ::chmod(good.c_str(), 0755);
+  EXPECT_EQ(resolve_hook_binary("", d.path() + "/bin:" + e.path() + "/bin"), good);
 }
 
 }  // namespace

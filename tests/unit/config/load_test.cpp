@@ -4,6 +4,9 @@
 #include <stdlib.h>
 
 #include "fake_host.hpp"
+#include "nvct/base/strings.hpp"
+#include "nvct/config/document.hpp"
+#include "nvct/config/schema.hpp"
 #include "nvct/testing/temp_dir.hpp"
 
 namespace nvct::config {
@@ -280,6 +283,50 @@ TEST(LoadFile, MissingFileGivesDefaults) {
   auto c = load_file(dir / "absent.toml", false, FakeHost());
   ASSERT_TRUE(c) << error_of(c);
   EXPECT_EQ(c->runtime.mode, "auto");
+}
+
+// The value of every schema key as text, so that two Configs compare key by key.
+std::string field_text(Config& config, const KeySpec& key) {
+  return std::visit(
+      [](auto* field) -> std::string {
+        using T = std::decay_t<decltype(*field)>;
+        if constexpr (std::is_same_v<T, bool>) {
+          return *field ? "true" : "false";
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          return "\"" + *field + "\"";
+        } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+          return "[" + strings::join(*field, ",") + "]";
+        } else if constexpr (std::is_same_v<T, std::optional<std::string>>) {
+          return *field ? "\"" + **field + "\"" : "unset";
+        } else {
+          return *field ? "[" + strings::join(**field, ",") + "]" : "unset";
+        }
+      },
+      key.field(config));
+}
+
+// With no config.toml on disk every binary behaves as with the packaged default
+// (spec/packaging.md §4.5: the package writes `nvidia-ctk config default` at install), on each
+// kind of host the default depends on.
+TEST(LoadFile, MissingFileEqualsThePackagedDefaultKeyByKey) {
+  const FakeHost hosts[] = {FakeHost(), FakeHost({"/sbin/ldconfig.real"}, "ID=ubuntu\n"),
+                            FakeHost({}, "ID=\"opensuse-leap\"\nID_LIKE=\"suse opensuse\"\n")};
+  for (const FakeHost& host : hosts) {
+    TempDir dir;
+    std::string packaged = dir.write("packaged.toml", render_default(host));
+    auto missing = load_file(dir / "absent.toml", false, host);
+    auto from_file = load_file(packaged, true, host);
+    ASSERT_TRUE(missing) << error_of(missing);
+    ASSERT_TRUE(from_file) << error_of(from_file);
+    int compared = 0;
+    for (const KeySpec& key : key_specs()) {
+      EXPECT_EQ(field_text(*missing, key), field_text(*from_file, key))
+          << key.name << " on a host with os-release " << host.os_release();
+      ++compared;
+    }
+    EXPECT_EQ(compared, static_cast<int>(key_specs().size()));
+    EXPECT_GT(compared, 30);
+  }
 }
 
 TEST(LoadFile, MissingRequiredFileIsAnError) {

@@ -96,15 +96,15 @@ TEST(NvmlHelperArgs, InvalidCommandLinesAreRefusedNamingTheProblem) {
   }
 }
 
-TEST(NvmlHelperSearch, OwnDirectoryFirstThenInstallDirThenSystemDirsWithoutDuplicates) {
+TEST(NvmlHelperSearch, OwnDirectoryFirstThenTheInstalledHelperDirOnly) {
   std::string self = fs::read_symlink("/proc/self/exe").parent_path().string();
-  auto dirs = nvml_helper_search_dirs("/opt/nvct/bin/");
-  EXPECT_EQ(dirs, (std::vector<std::string>{self, "/opt/nvct/bin", "/usr/bin", "/usr/local/bin"}));
-  dirs = nvml_helper_search_dirs("/usr/bin");
-  EXPECT_EQ(dirs, (std::vector<std::string>{self, "/usr/bin", "/usr/local/bin"}));
+  auto dirs = nvml_helper_search_dirs("/opt/nvct/libexec/nvct/");
+  EXPECT_EQ(dirs, (std::vector<std::string>{self, "/opt/nvct/libexec/nvct"}));
+  dirs = nvml_helper_search_dirs(self);
+  EXPECT_EQ(dirs, (std::vector<std::string>{self}));
   // A relative install dir would be resolved against the caller's cwd: never searched.
-  dirs = nvml_helper_search_dirs("bin");
-  EXPECT_EQ(dirs, (std::vector<std::string>{self, "/usr/bin", "/usr/local/bin"}));
+  dirs = nvml_helper_search_dirs("libexec/nvct");
+  EXPECT_EQ(dirs, (std::vector<std::string>{self}));
 }
 
 TEST(NvmlHelperFind, FirstSafeCandidateWins) {
@@ -303,8 +303,9 @@ TEST(HelperRequest, BadQueriesAreRefused) {
 TEST(CudaHelperQuery, DecodesTheReplyAndPassesQueryCuda) {
   nvct::testing::TempDir dir;
   std::string helper = write_helper(
-      dir, "[ \"$1 $2\" = \"--query cuda\" ] || exit 2\n"
-           "printf '%s' '{\"cuda\":{\"driver_version\":12040,\"arch_error\":\"no cuInit\"}}'");
+      dir,
+      "[ \"$1 $2\" = \"--query cuda\" ] || exit 2\n"
+      "printf '%s' '{\"cuda\":{\"driver_version\":12040,\"arch_error\":\"no cuInit\"}}'");
   auto facts = query_cuda_through_helper(helper, sample_options());
   ASSERT_TRUE(facts) << facts.error().message();
   EXPECT_EQ(facts->driver_version, 12040);

@@ -2,6 +2,9 @@
 #include "nvct/runtime/jit_cdi.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include "nvct/testing/temp_dir.hpp"
 
 namespace nvct::runtime {
 namespace {
@@ -74,10 +77,12 @@ TEST(JitOptions, NvcdiFeatureFlagsFromTheConfig) {
   config::Config cfg;
   cfg.runtime.jit_cdi.nvcdi_feature_flags =
       std::vector<std::string>{"no-additional-gids-for-device-nodes", "disable-ipc-discoverer"};
+  cfg.ctk.path = "/bin/sh";  // any executable: the hook binary must exist
   auto o = jit_generate_options(JitRequest{{"0"}, {}}, cfg, "");
-  EXPECT_TRUE(o.features.no_additional_gids_for_device_nodes);
-  EXPECT_TRUE(o.features.disable_ipc_discoverer);
-  EXPECT_FALSE(o.features.explicit_driver_libraries);
+  ASSERT_TRUE(o) << o.error().message();
+  EXPECT_TRUE(o->features.no_additional_gids_for_device_nodes);
+  EXPECT_TRUE(o->features.disable_ipc_discoverer);
+  EXPECT_FALSE(o->features.explicit_driver_libraries);
 }
 
 TEST(JitIds, DuplicatesAreDropped) {
@@ -87,19 +92,34 @@ TEST(JitIds, DuplicatesAreDropped) {
 }
 
 TEST(JitOptions, RuntimeVendorNoAllDeviceAndConfiguredHooks) {
+  nvct::testing::TempDir d;
+  std::string ctk = d.write("bin/nvidia-ctk", "#!/bin/sh\n");
+  ::chmod(ctk.c_str(), 0755);
   config::Config cfg;
-  cfg.ctk.path = "/opt/nvct/bin/nvidia-ctk";
+  cfg.ctk.path = ctk;
   cfg.runtime.jit_cdi.nvcdi_disable_hooks = std::vector<std::string>{"update-ldcache"};
   JitRequest req{{"0"}, {2}};
   auto o = jit_generate_options(req, cfg, "");
-  EXPECT_EQ(o.vendor, "runtime.nvidia.com");
-  EXPECT_EQ(o.class_name, "gpu");
-  EXPECT_TRUE(o.no_all_device);
-  EXPECT_EQ(o.device_ids, Ids{"0"});
-  EXPECT_EQ(o.imex_channels, (std::vector<unsigned>{2}));
-  EXPECT_EQ(o.hooks.binary, "/opt/nvct/bin/nvidia-ctk");
-  EXPECT_FALSE(cdi::hook_enabled(o.hooks, "update-ldcache"));
-  EXPECT_TRUE(cdi::hook_enabled(o.hooks, "create-symlinks"));
+  ASSERT_TRUE(o) << o.error().message();
+  EXPECT_EQ(o->vendor, "runtime.nvidia.com");
+  EXPECT_EQ(o->class_name, "gpu");
+  EXPECT_TRUE(o->no_all_device);
+  EXPECT_EQ(o->device_ids, Ids{"0"});
+  EXPECT_EQ(o->imex_channels, (std::vector<unsigned>{2}));
+  EXPECT_EQ(o->hooks.binary, ctk);
+  EXPECT_FALSE(cdi::hook_enabled(o->hooks, "update-ldcache"));
+  EXPECT_TRUE(cdi::hook_enabled(o->hooks, "create-symlinks"));
+}
+
+TEST(JitOptions, AConfiguredHookBinaryThatIsNotThereIsAnErrorNamingTheKey) {
+  config::Config cfg;
+  cfg.ctk.path = "/opt/nvct/bin/nvidia-ctk";
+  auto o = jit_generate_options(JitRequest{{"0"}, {}}, cfg, "");
+  ASSERT_FALSE(o);
+  EXPECT_NE(o.error().message().find("nvidia-ctk.path (config.toml) is set to "
+                                     "/opt/nvct/bin/nvidia-ctk, which is not an executable file"),
+            std::string::npos)
+      << o.error().message();
 }
 
 cdi::DeviceNode node(const std::string& path) {

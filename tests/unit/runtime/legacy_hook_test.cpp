@@ -62,9 +62,9 @@ TEST(LegacyHook, ExistingNvidiaHookByBareNameMeansNoChange) {
 
 TEST(LegacyHook, ExistingNvidiaContainerToolkitHookMeansNoChange) {
   // Docker < 29.2 with --gpus inserts this one (hook.md §9).
-  auto spec = ordered_json::parse(
-      R"({"hooks":{"prestart":[{"path":"/usr/bin/nvidia-container-toolkit",)"
-      R"("args":["x","prestart"]}]}})");
+  auto spec =
+      ordered_json::parse(R"({"hooks":{"prestart":[{"path":"/usr/bin/nvidia-container-toolkit",)"
+                          R"("args":["x","prestart"]}]}})");
   auto changed = add_legacy_prestart_hook(spec, kHook);
   ASSERT_TRUE(changed);
   EXPECT_FALSE(*changed);
@@ -127,9 +127,9 @@ TEST(LegacyHook, PrestartThatIsNotAnArrayIsAnError) {
 }
 
 TEST(LegacyHook, UnknownFieldsAndKeyOrderSurvive) {
-  auto text = std::string(
-      R"({"zeta":1,"ociVersion":"1.0.2","process":{"rlimits":[{"type":"RLIMIT_NOFILE",)"
-      R"("hard":18446744073709551615,"soft":1024}]},"x-unknown":{"b":2,"a":1}})");
+  auto text =
+      std::string(R"({"zeta":1,"ociVersion":"1.0.2","process":{"rlimits":[{"type":"RLIMIT_NOFILE",)"
+                  R"("hard":18446744073709551615,"soft":1024}]},"x-unknown":{"b":2,"a":1}})");
   auto spec = ordered_json::parse(text);
   ASSERT_TRUE(add_legacy_prestart_hook(spec, kHook));
   auto out = spec.dump();
@@ -143,24 +143,49 @@ TEST(HasNvidiaPrestartHook, OnlyPrestartStageCounts) {
   EXPECT_FALSE(has_nvidia_prestart_hook(spec));
 }
 
-TEST(ResolveHookPath, AbsolutePathIsUsedAsIs) {
+TEST(ResolveHookPath, AbsolutePathIsUsedAsIsWhenItIsAnExecutable) {
   FakeProbe probe;
+  probe.file("/opt/x/nvidia-container-runtime-hook");
   EXPECT_EQ(resolve_hook_path("/opt/x/nvidia-container-runtime-hook", {"/usr/bin"}, probe),
             "/opt/x/nvidia-container-runtime-hook");
 }
 
-TEST(ResolveHookPath, BareNameIsLookedUpInSearchDirs) {
+TEST(ResolveHookPath, MissingAbsolutePathIsAnErrorNamingTheSetting) {
+  FakeProbe probe;
+  probe.file("/usr/bin/nvidia-container-runtime-hook");
+  auto r = resolve_hook_path("/opt/x/nvidia-container-runtime-hook", {"/usr/bin"}, probe,
+                             "nvidia-container-runtime-hook.path in /etc/x.toml");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message(),
+            "nvidia-container-runtime-hook.path in /etc/x.toml is set to "
+            "/opt/x/nvidia-container-runtime-hook, which is not an executable file; install the "
+            "hook there or change nvidia-container-runtime-hook.path in /etc/x.toml");
+}
+
+TEST(ResolveHookPath, NonExecutableAbsolutePathIsAnError) {
+  FakeProbe probe;
+  probe.file("/opt/x/hook", false);
+  EXPECT_FALSE(resolve_hook_path("/opt/x/hook", {}, probe));
+}
+
+TEST(ResolveHookPath, BareNameIsLookedUpInSearchDirsInOrder) {
   FakeProbe probe;
   probe.file("/usr/local/bin/nvidia-container-runtime-hook");
+  probe.file("/usr/bin/nvidia-container-runtime-hook");
   EXPECT_EQ(
       resolve_hook_path("nvidia-container-runtime-hook", {"/usr/local/bin", "/usr/bin"}, probe),
       "/usr/local/bin/nvidia-container-runtime-hook");
 }
 
-TEST(ResolveHookPath, NotFoundFallsBackToUsrBin) {
+TEST(ResolveHookPath, NotFoundIsAnErrorListingWhereItLooked) {
   FakeProbe probe;
-  EXPECT_EQ(resolve_hook_path("nvidia-container-runtime-hook", {"/usr/local/bin"}, probe),
-            "/usr/bin/nvidia-container-runtime-hook");
+  auto r = resolve_hook_path("nvidia-container-runtime-hook", {"/opt/nvct/bin", "/usr/bin"}, probe);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message(),
+            "the prestart hook nvidia-container-runtime-hook was not found "
+            "(nvidia-container-runtime-hook.path is \"nvidia-container-runtime-hook\"): looked in "
+            "/opt/nvct/bin, /usr/bin; install nvidia-container-toolkit or set "
+            "nvidia-container-runtime-hook.path to the hook's absolute path");
 }
 
 TEST(ResolveHookPath, EmptyConfigValueUsesDefaultName) {
