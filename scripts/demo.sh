@@ -18,11 +18,11 @@ if [ -n "${NVCT_DEMO_BUILD_DIR:-}" ]; then
   NVCT_BUILD_DIR="$(cd "$NVCT_DEMO_BUILD_DIR" && pwd)"
   export NVCT_BUILD_DIR
 else
-  echo "== 1. dependencies (scripts/install-deps.sh)"
-  scripts/install-deps.sh
-  echo "== 2. build (scripts/build.sh ci)"
-  scripts/build.sh ci >/dev/null
-  export NVCT_BUILD_DIR="$repo/build/ci"
+  echo "== 1. dependencies (scripts/install-deps.sh --demo)"
+  scripts/install-deps.sh --demo
+  echo "== 2. build: the binaries and the mock driver only (release, build/demo)"
+  scripts/build.sh demo >/dev/null
+  export NVCT_BUILD_DIR="$repo/build/demo"
 fi
 export NVCT_SOURCE_DIR="$repo"
 
@@ -63,7 +63,8 @@ TOML
 else
   echo "    no usable NVIDIA driver here: building a mock driver root (tests/mock-driver, mig topology)"
   real_driver=0
-  cmake --build "$NVCT_BUILD_DIR" --target mock_driver >/dev/null
+  [ -e "$NVCT_BUILD_DIR/tests/mock-driver/bin/nvidia-smi" ] ||
+    cmake --build "$NVCT_BUILD_DIR" --target mock_driver >/dev/null
   gpu_setup mig
   echo "    driver root: $GPU_ROOT"
   LD_LIBRARY_PATH="$GPU_ROOT/usr/lib/x86_64-linux-gnu" "$GPU_ROOT/usr/bin/nvidia-smi" -L | sed 's/^/      /'

@@ -14,6 +14,17 @@ packages=(
   mmdebstrap apt-utils
 )
 
+# `--demo`: only what scripts/demo.sh needs (build the binaries and the mock driver, run runc).
+demo_packages=(
+  build-essential cmake pkg-config
+  nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libseccomp-dev
+  libtomlplusplus-dev libexpected-dev libyaml-cpp-dev
+  runc busybox-static jq procps util-linux kmod
+)
+if [ "${1:-}" = "--demo" ]; then
+  packages=("${demo_packages[@]}")
+fi
+
 if [ "$(id -u)" -ne 0 ]; then
   echo "install-deps: must run as root (apt-get install)" >&2
   exit 1

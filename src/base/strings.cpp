@@ -59,4 +59,14 @@ std::string_view basename(std::string_view path) {
   return pos == std::string_view::npos ? path : path.substr(pos + 1);
 }
 
+std::string dirname(std::string_view path) {
+  auto pos = path.rfind('/');
+  if (pos == std::string_view::npos) return ".";
+  return pos == 0 ? "/" : std::string(path.substr(0, pos));
+}
+
+void append_unique(std::vector<std::string>& list, const std::string& item) {
+  if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+}
+
 }  // namespace nvct::strings

@@ -55,24 +55,15 @@ std::optional<std::string> read_link(const std::string& host_path) {
   return buf;
 }
 
-std::string dir_of(const std::string& path) {
-  auto pos = path.rfind('/');
-  return pos == 0 || pos == std::string::npos ? "/" : path.substr(0, pos);
-}
-
 // Where a link's target lies, root-relative and lexically normalised.
 std::string link_destination(const std::string& link, const std::string& target) {
-  std::string joined = target.front() == '/' ? target : dir_of(link) + "/" + target;
+  std::string joined = target.front() == '/' ? target : strings::dirname(link) + "/" + target;
   return std::filesystem::path(joined).lexically_normal().string();
 }
 
 bool exists(const std::string& host_path) {
   struct stat st {};
   return ::stat(host_path.c_str(), &st) == 0;
-}
-
-void add_unique(std::vector<std::string>& list, const std::string& item) {
-  if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
 }
 
 struct CsvContent {
@@ -84,7 +75,7 @@ struct CsvContent {
 };
 
 void add_link(CsvContent& c, const std::string& target, const std::string& link) {
-  add_unique(c.links, target + "::" + link);
+  strings::append_unique(c.links, target + "::" + link);
 }
 
 Status add_library(CsvContent& c, const std::string& root, const std::string& path) {
@@ -102,8 +93,8 @@ Status add_library(CsvContent& c, const std::string& root, const std::string& pa
     log::warn("Skipping CSV library {}: {} does not exist", path, join_root(root, current));
     return ok();
   }
-  add_unique(c.mounts, current);
-  add_unique(c.library_dirs, dir_of(current));
+  strings::append_unique(c.mounts, current);
+  strings::append_unique(c.library_dirs, strings::dirname(current));
   for (const auto& [target, link] : chain) add_link(c, target, link);
   const std::string base(strings::basename(current));
   constexpr std::string_view kLibcuda = "libcuda.so.";
@@ -124,7 +115,7 @@ Result<CsvContent> collect(const std::vector<CsvMountSpec>& specs, const ModeOpt
       switch (spec.type) {
         case CsvMountType::kDev: {
           auto info = lookup.lstat(join_root(root, path));
-          if (info && info->type == "c") add_unique(c.nodes, path);
+          if (info && info->type == "c") strings::append_unique(c.nodes, path);
           break;
         }
         case CsvMountType::kLib:
@@ -137,17 +128,12 @@ Result<CsvContent> collect(const std::vector<CsvMountSpec>& specs, const ModeOpt
             log::warn("Skipping CSV symlink {}: not a symlink under {}", path, root);
           break;
         case CsvMountType::kDir:
-          if (exists(join_root(root, path))) add_unique(c.mounts, path);
+          if (exists(join_root(root, path))) strings::append_unique(c.mounts, path);
           break;
       }
     }
   }
   return c;
-}
-
-void add_hook(ContainerEdits& edits, const HookOptions& o, std::string_view name,
-              const std::vector<std::string>& args) {
-  if (auto hook = make_hook(o, name, args)) edits.hooks.push_back(std::move(*hook));
 }
 
 }  // namespace

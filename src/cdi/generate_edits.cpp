@@ -10,20 +10,11 @@
 namespace nvct::cdi {
 namespace {
 
-std::string dir_of(const std::string& path) {
-  auto pos = path.rfind('/');
-  if (pos == std::string::npos) return ".";
-  return pos == 0 ? "/" : path.substr(0, pos);
-}
-
-void add_unique(std::vector<std::string>& list, const std::string& item) {
-  if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
-}
-
 std::vector<std::string> library_dirs(const edits::Edits& e) {
   std::vector<std::string> dirs;
   for (const auto& m : e.mounts)
-    if (m.kind == edits::FileKind::kLibrary) add_unique(dirs, dir_of(m.container_path));
+    if (m.kind == edits::FileKind::kLibrary)
+      strings::append_unique(dirs, strings::dirname(m.container_path));
   return dirs;
 }
 
@@ -32,13 +23,8 @@ std::vector<std::string> libcuda_dirs(const edits::Edits& e) {
   for (const auto& m : e.mounts)
     if (m.kind == edits::FileKind::kLibrary &&
         strings::starts_with(strings::basename(m.container_path), "libcuda.so"))
-      add_unique(dirs, dir_of(m.container_path));
+      strings::append_unique(dirs, strings::dirname(m.container_path));
   return dirs;
-}
-
-void add_hook(ContainerEdits& out, const HookOptions& o, std::string_view name,
-              const std::vector<std::string>& args) {
-  if (auto hook = make_hook(o, name, args)) out.hooks.push_back(std::move(*hook));
 }
 
 void add_hooks(ContainerEdits& out, const edits::Edits& e, const ConvertOptions& o) {

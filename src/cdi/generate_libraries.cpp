@@ -25,11 +25,6 @@ bool is_elf(const driver::DriverRoot& root, const std::string& path) {
                                                                 "ELF";
 }
 
-std::string dir_of(const std::string& path) {
-  auto pos = path.rfind('/');
-  return pos == std::string::npos || pos == 0 ? "/" : path.substr(0, pos);
-}
-
 class Collector {
  public:
   Collector(driver::DriverInfo& info, const driver::DriverRoot& root) : info_(info), root_(root) {}
@@ -114,7 +109,7 @@ void add_cdi_libraries(driver::DriverInfo& info, const driver::DriverRoot& root,
   // vdpau drivers live in a subdirectory the ldcache does not list.
   std::vector<std::string> dirs;
   for (const auto& lib : info.libs) {
-    std::string d = dir_of(lib.path);
+    std::string d = strings::dirname(lib.path);
     if (strings::basename(d) == "vdpau") continue;
     if (std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(d);
   }

@@ -30,11 +30,6 @@ std::vector<std::string> list_names(const std::string& dir) {
   return out;
 }
 
-std::string dir_of(std::string_view path) {
-  auto pos = path.rfind('/');
-  return pos == 0 || pos == std::string_view::npos ? "/" : std::string(path.substr(0, pos));
-}
-
 // Device nodes of the CDI spec for container paths `paths`.
 std::vector<DeviceNode> nodes_for(const std::vector<std::string>& paths,
                                   const std::string& dev_root, DeviceLookup& lookup) {
@@ -72,10 +67,6 @@ std::vector<std::string> mode_patterns(GenerateMode mode) {
   }
 }
 
-void add_unique(std::vector<std::string>& list, const std::string& item) {
-  if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
-}
-
 Result<Spec> build_imex_spec(const ModeOptions& o, Spec spec, DeviceLookup& lookup) {
   auto channels = find_device_nodes(o.dev_root, std::string(kImexChannelDir) + "/channel*", lookup);
   bool all = std::find(o.device_ids.begin(), o.device_ids.end(), "all") != o.device_ids.end();
@@ -86,10 +77,10 @@ Result<Spec> build_imex_spec(const ModeOptions& o, Spec spec, DeviceLookup& look
     if (std::find(channels.begin(), channels.end(), path) == channels.end())
       return fail(ENOENT, fmt::format("IMEX channel {} not found under {}", id,
                                       join_root(o.dev_root, std::string(kImexChannelDir))));
-    add_unique(selected, path);
+    strings::append_unique(selected, path);
   }
   if (all)
-    for (const auto& c : channels) add_unique(selected, c);
+    for (const auto& c : channels) strings::append_unique(selected, c);
   std::vector<std::string> all_paths;
   for (const auto& path : selected) {
     Device d;
@@ -164,7 +155,7 @@ bool mode_needs_driver(GenerateMode mode) {
 std::vector<std::string> find_device_nodes(const std::string& dev_root, std::string_view pattern,
                                            DeviceLookup& lookup) {
   std::vector<std::string> out;
-  std::string dir = dir_of(pattern);
+  std::string dir = strings::dirname(pattern);
   std::string base(strings::basename(pattern));
   std::vector<std::string> candidates;
   if (!base.empty() && base.back() == '*') {
@@ -199,7 +190,8 @@ Result<Spec> build_device_mode_spec(GenerateMode mode, const ModeOptions& o, Dev
   }
   std::vector<std::string> paths;
   for (const auto& pattern : mode_patterns(mode))
-    for (const auto& p : find_device_nodes(o.dev_root, pattern, lookup)) add_unique(paths, p);
+    for (const auto& p : find_device_nodes(o.dev_root, pattern, lookup))
+      strings::append_unique(paths, p);
   Device all;
   all.name = "all";
   all.container_edits.device_nodes = nodes_for(paths, o.dev_root, lookup);
@@ -230,7 +222,8 @@ Result<Spec> build_management_spec(const driver::DriverInfo& info, const Generat
   for (const char* pattern : {"/dev/nvidia*", "/dev/nvidia-caps/nvidia-cap*", "/dev/nvidia-modeset",
                               "/dev/nvidia-uvm-tools", "/dev/nvidia-uvm", "/dev/nvidiactl",
                               "/dev/nvidia-caps-imex-channels/channel*"})
-    for (const auto& p : find_device_nodes(dev_root, pattern, lookup)) add_unique(paths, p);
+    for (const auto& p : find_device_nodes(dev_root, pattern, lookup))
+      strings::append_unique(paths, p);
   spec.container_edits.device_nodes.clear();
   Device all;
   all.name = "all";

@@ -1,4 +1,5 @@
 #include "nvct/cdi/generate_wsl.hpp"
+#include "nvct/base/strings.hpp"
 
 #include <fmt/format.h>
 
@@ -12,18 +13,8 @@
 namespace nvct::cdi {
 namespace {
 
-std::string dir_of(const std::string& path) {
-  auto pos = path.rfind('/');
-  return pos == 0 || pos == std::string::npos ? "/" : path.substr(0, pos);
-}
-
 bool has_file(const driver::WslDriverStore& store, std::string_view name) {
   return std::find(store.files.begin(), store.files.end(), name) != store.files.end();
-}
-
-void add_hook(ContainerEdits& out, const HookOptions& hooks, std::string_view name,
-              const std::vector<std::string>& args) {
-  if (auto hook = make_hook(hooks, name, args)) out.hooks.push_back(std::move(*hook));
 }
 
 // A driver-root file mounted at its root-relative path.
@@ -57,8 +48,8 @@ void add_hooks(ContainerEdits& out, const std::vector<driver::WslDriverStore>& s
   }
   std::vector<std::string> folders;
   for (const auto& store : stores) folders.push_back(store.path);
-  if (std::find(folders.begin(), folders.end(), dir_of(dxcore)) == folders.end())
-    folders.push_back(dir_of(dxcore));
+  if (std::find(folders.begin(), folders.end(), strings::dirname(dxcore)) == folders.end())
+    folders.push_back(strings::dirname(dxcore));
   for (const auto& f : folders) {
     ldcache.emplace_back("--folder");
     ldcache.push_back(f);

@@ -1,6 +1,7 @@
 // CDI name parsing. The character rules are the CDI parser's; the lengths the spec text mentions
 // (DNS subdomain <= 253, name <= 63) are not checked, as the reference library does not.
 #include "nvct/request/cdi_name.hpp"
+#include "nvct/base/strings.hpp"
 
 #include <fmt/format.h>
 
@@ -8,8 +9,7 @@ namespace nvct::request {
 namespace {
 
 bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alnum(char c) { return is_letter(c) || is_digit(c); }
+bool is_alnum(char c) { return is_letter(c) || strings::is_ascii_digit(c); }
 
 // Shared vendor/class rule; `what` names the part in the message.
 Status validate_vendor_like(std::string_view text, std::string_view what) {

@@ -10,15 +10,14 @@
 namespace nvct::request {
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_ident_char(char c) {
-  return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-';
+  return strings::is_ascii_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-';
 }
 
 // A semver numeric component at the front of s: digits, no leading zero unless it is "0".
 bool take_number(std::string_view& s, std::string_view& number) {
   std::size_t n = 0;
-  while (n < s.size() && is_digit(s[n])) ++n;
+  while (n < s.size() && strings::is_ascii_digit(s[n])) ++n;
   if (n == 0 || (n > 1 && s[0] == '0')) return false;
   number = s.substr(0, n);
   s.remove_prefix(n);
@@ -33,7 +32,7 @@ bool valid_identifiers(std::string_view s, bool numeric_rule) {
     bool all_digits = true;
     for (char c : id) {
       if (!is_ident_char(c)) return false;
-      all_digits = all_digits && is_digit(c);
+      all_digits = all_digits && strings::is_ascii_digit(c);
     }
     if (numeric_rule && all_digits && id.size() > 1 && id[0] == '0') return false;
   }

@@ -18,5 +18,10 @@ bool ends_with(std::string_view s, std::string_view suffix);
 bool starts_with(std::string_view s, std::string_view prefix);
 // Basename of a slash-separated path ("/usr/bin/x" -> "x", "x" -> "x", "/a/" -> "").
 std::string_view basename(std::string_view path);
+// Directory of a slash-separated path ("/usr/bin/x" -> "/usr/bin", "/x" -> "/", "x" -> ".").
+std::string dirname(std::string_view path);
+// Appends `item` unless `list` already holds it (keeps the first-seen order).
+void append_unique(std::vector<std::string>& list, const std::string& item);
+inline bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
 
 }  // namespace nvct::strings
