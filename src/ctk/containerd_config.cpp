@@ -157,7 +157,7 @@ Status ContainerdConfig::remove_runtime(const std::string& name) {
   }
   if (const auto* d = containerd->get_as<std::string>("default_runtime_name");
       d && d->get() == name)
-    containerd->erase("default_runtime_name");
+    containerd->insert_or_assign("default_runtime_name", "runc");
   // Prune the tables that the edit emptied, innermost first.
   auto* cri = tree_.get_as<toml::table>("plugins")->get_as<toml::table>(cri_);
   if (containerd->empty()) cri->erase("containerd");
@@ -168,6 +168,11 @@ Status ContainerdConfig::remove_runtime(const std::string& name) {
   return ok();
 }
 
+bool ContainerdConfig::has_runtime(const std::string& name) const {
+  const auto* runtimes = find_table({"plugins", cri_, "containerd", "runtimes"});
+  return runtimes != nullptr && runtimes->contains(name);
+}
+
 std::string ContainerdConfig::runtime_binary(const std::string& name) const {
   const auto* runtimes = find_table({"plugins", cri_, "containerd", "runtimes"});
   if (runtimes == nullptr) return "";
@@ -176,6 +181,8 @@ std::string ContainerdConfig::runtime_binary(const std::string& name) const {
   const auto* options = runtime->get_as<toml::table>("options");
   if (options == nullptr) return "";
   const auto* binary = options->get_as<std::string>("BinaryName");
+  if (binary == nullptr || binary->get().empty())
+    binary = options->get_as<std::string>("Runtime");  // io.containerd.runtime.v1.linux
   return binary ? binary->get() : "";
 }
 

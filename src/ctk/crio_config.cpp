@@ -80,10 +80,45 @@ Status CrioConfig::add_runtime(const std::string& name, const std::string& path,
   return ok();
 }
 
-std::string CrioConfig::runtime_path(const std::string& name) const {
-  const auto* crio = source_.get_as<toml::table>("crio");
+Status CrioConfig::remove_runtime(const std::string& name) {
+  NVCT_ASSIGN_OR_RETURN(toml::table * runtime, walk(destination_, {"crio", "runtime"}, false));
+  if (runtime == nullptr) return ok();
+  NVCT_ASSIGN_OR_RETURN(toml::table * runtimes,
+                        walk(destination_, {"crio", "runtime", "runtimes"}, false));
+  if (runtimes != nullptr) {
+    runtimes->erase(name);
+    if (runtimes->empty()) runtime->erase("runtimes");
+  }
+  if (const auto* d = runtime->get_as<std::string>("default_runtime"); d && d->get() == name) {
+    const auto* left = runtime->get_as<toml::table>("runtimes");
+    if (left != nullptr && left->contains("runc"))
+      runtime->insert_or_assign("default_runtime", "runc");
+    else
+      runtime->erase("default_runtime");
+  }
+  auto* crio = destination_.get_as<toml::table>("crio");
+  if (runtime->empty()) crio->erase("runtime");
+  if (crio->empty()) destination_.erase("crio");
+  return ok();
+}
+
+namespace {
+
+const toml::table* source_handlers(const toml::table& source) {
+  const auto* crio = source.get_as<toml::table>("crio");
   const auto* runtime = crio ? crio->get_as<toml::table>("runtime") : nullptr;
-  const auto* runtimes = runtime ? runtime->get_as<toml::table>("runtimes") : nullptr;
+  return runtime ? runtime->get_as<toml::table>("runtimes") : nullptr;
+}
+
+}  // namespace
+
+bool CrioConfig::has_runtime(const std::string& name) const {
+  const auto* runtimes = source_handlers(source_);
+  return runtimes != nullptr && runtimes->contains(name);
+}
+
+std::string CrioConfig::runtime_path(const std::string& name) const {
+  const auto* runtimes = source_handlers(source_);
   const auto* handler = runtimes ? runtimes->get_as<toml::table>(name) : nullptr;
   const auto* p = handler ? handler->get_as<std::string>("runtime_path") : nullptr;
   return p ? p->get() : "";

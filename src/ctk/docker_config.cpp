@@ -74,11 +74,22 @@ Status DockerConfig::remove_runtime(const std::string& name) {
   return ok();
 }
 
+bool DockerConfig::has_runtime(const std::string& name) const {
+  return doc_.contains("runtimes") && doc_.at("runtimes").contains(name);
+}
+
 std::string DockerConfig::runtime_path(const std::string& name) const {
-  if (!doc_.contains("runtimes") || !doc_.at("runtimes").contains(name)) return "";
+  if (!has_runtime(name)) return "";
   const auto& entry = doc_.at("runtimes").at(name);
-  if (!entry.contains("path") || !entry.at("path").is_string()) return "";
-  return entry.at("path").get<std::string>();
+  if (entry.contains("path") && entry.at("path").is_string())
+    return entry.at("path").get<std::string>();
+  // Docker >= 24 also takes {"runtimeType": ..., "options": {"BinaryName": ...}} (spec §5.2).
+  if (entry.contains("options") && entry.at("options").is_object()) {
+    const auto& options = entry.at("options");
+    if (options.contains("BinaryName") && options.at("BinaryName").is_string())
+      return options.at("BinaryName").get<std::string>();
+  }
+  return "";
 }
 
 std::string DockerConfig::serialize() const { return write_go_json(doc_); }

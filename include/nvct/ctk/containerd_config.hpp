@@ -35,9 +35,12 @@ class ContainerdConfig {
   Status add_runtime(const std::string& name, const std::string& path, bool set_as_default);
   // enable_cdi = true on the CRI plugin (v1: on its containerd table).
   Status enable_cdi();
-  // Removes runtimes.<name> and a default_runtime_name naming it, then prunes emptied tables.
+  // Removes runtimes.<name> and prunes the tables that emptied; a default_runtime_name naming it
+  // becomes "runc" (containerd's own default, spec/packaging.md §4.7).
   Status remove_runtime(const std::string& name);
-  // options.BinaryName of runtimes.<name>, or "".
+  // Whether runtimes.<name> exists.
+  bool has_runtime(const std::string& name) const;
+  // options.BinaryName of runtimes.<name> (else the v1 options.Runtime), or "".
   std::string runtime_binary(const std::string& name) const;
 
   // A drop-in for this config: {version, plugins.<cri> = full copy of this CRI section}.

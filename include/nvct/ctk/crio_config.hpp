@@ -22,6 +22,13 @@ class CrioConfig {
   // (unless it starts with "nvidia"), else runc, else crun, else {}; then runtime_path = path and
   // runtime_type = "oci". set_as_default writes crio.runtime.default_runtime = name.
   Status add_runtime(const std::string& name, const std::string& path, bool set_as_default);
+  // Deletes crio.runtime.runtimes.<name> from the destination and prunes the tables that
+  // emptied. A default_runtime naming it becomes "runc" when the destination declares a runc
+  // handler, else it is deleted: CRI-O refuses to start when default_runtime names an undeclared
+  // handler other than its built-in default (runc or crun, depending on the CRI-O version).
+  Status remove_runtime(const std::string& name);
+  // Whether crio.runtime.runtimes.<name> exists in the source.
+  bool has_runtime(const std::string& name) const;
   // crio.runtime.runtimes.<name>.runtime_path of the source, or "".
   std::string runtime_path(const std::string& name) const;
 

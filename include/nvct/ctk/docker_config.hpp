@@ -24,7 +24,10 @@ class DockerConfig {
   Status enable_cdi();
   // Deletes runtimes.<name> (and an emptied runtimes); a default-runtime naming it becomes "runc".
   Status remove_runtime(const std::string& name);
-  // The path of runtimes.<name>, or "" when there is none.
+  // Whether runtimes.<name> exists.
+  bool has_runtime(const std::string& name) const;
+  // The path of runtimes.<name> (the shim-v2 form: its options.BinaryName), or "" when there is
+  // none.
   std::string runtime_path(const std::string& name) const;
 
   // Go MarshalIndent layout, no trailing newline.

@@ -309,9 +309,54 @@ TEST(ContainerdConfig, WrongTableTypesAreErrors) {
 
 TEST(ContainerdConfig, RemoveRuntimePrunesEmptiedTables) {
   auto c = parsed("");
-  ASSERT_TRUE(c.add_runtime("nvidia", "/usr/bin/nvidia-container-runtime", true));
+  ASSERT_TRUE(c.add_runtime("nvidia", "/usr/bin/nvidia-container-runtime", false));
   ASSERT_TRUE(c.remove_runtime("nvidia"));
   EXPECT_EQ(c.serialize(), "");
+}
+
+TEST(ContainerdConfig, RemovingTheDefaultRuntimeMakesRuncTheDefault) {
+  auto c = parsed("");
+  ASSERT_TRUE(c.add_runtime("nvidia", "/usr/bin/nvidia-container-runtime", true));
+  ASSERT_TRUE(c.remove_runtime("nvidia"));
+  EXPECT_EQ(c.serialize(),
+            "version = 2\n\n[plugins]\n\n  [plugins.\"io.containerd.grpc.v1.cri\"]\n\n"
+            "    [plugins.\"io.containerd.grpc.v1.cri\".containerd]\n"
+            "      default_runtime_name = \"runc\"\n");
+}
+
+TEST(ContainerdConfig, RemovingKeepsEnableCdiAndOtherRuntimes) {
+  auto c = parsed(R"(
+[plugins.cri.containerd]
+default_runtime_name = "nvidia"
+enable_cdi = true
+[plugins.cri.containerd.runtimes.runc]
+runtime_type = "io.containerd.runtime.v1.linux"
+[plugins.cri.containerd.runtimes.nvidia]
+runtime_type = "io.containerd.runtime.v1.linux"
+[plugins.cri.containerd.runtimes.nvidia.options]
+Runtime = "/usr/bin/nvidia-container-runtime"
+)");
+  ASSERT_TRUE(c.remove_runtime("nvidia"));
+  auto t = c.tree();
+  auto containerd = t["plugins"]["cri"]["containerd"];
+  EXPECT_EQ(containerd["enable_cdi"].value_or(false), true);
+  EXPECT_EQ(containerd["default_runtime_name"].value_or(std::string()), "runc");
+  EXPECT_TRUE(c.has_runtime("runc"));
+  EXPECT_FALSE(c.has_runtime("nvidia"));
+}
+
+TEST(ContainerdConfig, RuntimeBinaryFallsBackToTheVersion1RuntimeOption) {
+  auto c = parsed(R"(
+[plugins.cri.containerd.runtimes.nvidia.options]
+Runtime = "/usr/bin/nvidia-container-runtime"
+[plugins.cri.containerd.runtimes.both.options]
+BinaryName = "/b"
+Runtime = "/r"
+)");
+  EXPECT_EQ(c.runtime_binary("nvidia"), "/usr/bin/nvidia-container-runtime");
+  EXPECT_EQ(c.runtime_binary("both"), "/b");
+  EXPECT_TRUE(c.has_runtime("both"));
+  EXPECT_FALSE(c.has_runtime("runc"));
 }
 
 TEST(ContainerdConfig, AddImportAppendsAndKeepsExisting) {

@@ -81,6 +81,40 @@ TEST(CrioConfig, RuntimePathOfSourceHandler) {
   EXPECT_EQ(c.runtime_path("nvidia"), "");
 }
 
+TEST(CrioConfig, RemoveRuntimeKeepsTheOtherHandlersAndPrunesEmptiedTables) {
+  auto c = parsed(
+      std::string(kCrunDefault) + "[crio.runtime.runtimes.nvidia]\nruntime_path = \"/p\"\n", true);
+  EXPECT_TRUE(c.has_runtime("nvidia"));
+  ASSERT_TRUE(c.remove_runtime("nvidia"));
+  auto out = c.serialize();
+  EXPECT_EQ(out.find("nvidia"), std::string::npos) << out;
+  EXPECT_NE(out.find("default_runtime = \"crun\""), std::string::npos) << out;
+  EXPECT_NE(out.find("[crio.runtime.runtimes.runc]"), std::string::npos) << out;
+
+  auto only = parsed("[crio.runtime.runtimes.nvidia]\nruntime_path = \"/p\"\n", true);
+  ASSERT_TRUE(only.remove_runtime("nvidia"));
+  EXPECT_EQ(only.serialize(), "");
+}
+
+TEST(CrioConfig, RemovingTheDefaultHandlerFallsBackToADeclaredRuncOrToCrioItself) {
+  auto with_runc = parsed(
+      "[crio.runtime]\ndefault_runtime = \"nvidia\"\n"
+      "[crio.runtime.runtimes.runc]\nruntime_path = \"/usr/bin/runc\"\n"
+      "[crio.runtime.runtimes.nvidia]\nruntime_path = \"/p\"\n",
+      true);
+  ASSERT_TRUE(with_runc.remove_runtime("nvidia"));
+  EXPECT_NE(with_runc.serialize().find("default_runtime = \"runc\""), std::string::npos);
+
+  // No runc handler declared: CRI-O would refuse default_runtime = "runc" unless runc is its
+  // built-in default, so the key goes and CRI-O picks its own.
+  auto without = parsed(
+      "[crio.runtime]\ndefault_runtime = \"nvidia\"\nlog_level = \"info\"\n"
+      "[crio.runtime.runtimes.nvidia]\nruntime_path = \"/p\"\n",
+      true);
+  ASSERT_TRUE(without.remove_runtime("nvidia"));
+  EXPECT_EQ(without.serialize(), "\n[crio]\n\n  [crio.runtime]\n    log_level = \"info\"\n");
+}
+
 TEST(CrioConfig, WrongTypesAreErrors) {
   EXPECT_FALSE(CrioConfig::parse("crio = 1\n", "crio.conf", false));
   EXPECT_FALSE(CrioConfig::parse("[crio]\nruntime = []\n", "crio.conf", false));

@@ -130,6 +130,24 @@ TEST(DockerConfig, D15_RuntimePathOfNamedRuntimeOrEmpty) {
   EXPECT_EQ(c.runtime_path("other"), "");
 }
 
+TEST(DockerConfig, RuntimePathOfTheShimV2FormIsItsBinaryName) {
+  auto c = parsed(R"({"runtimes":{"nvidia":{"runtimeType":"io.containerd.runc.v2",
+                     "options":{"BinaryName":"/usr/bin/nvidia-container-runtime"}},
+                     "bare":{}}})");
+  EXPECT_EQ(c.runtime_path("nvidia"), "/usr/bin/nvidia-container-runtime");
+  EXPECT_EQ(c.runtime_path("bare"), "");
+  EXPECT_TRUE(c.has_runtime("bare"));
+  EXPECT_FALSE(c.has_runtime("other"));
+}
+
+TEST(DockerConfig, RemovingKeepsOtherKeysInTheirOrder) {
+  auto c = parsed(R"({"log-driver":"local","runtimes":{"nvidia":{"path":"a"},"x":{"path":"b"}},
+                     "a-key":[1,2]})");
+  ASSERT_TRUE(c.remove_runtime("nvidia"));
+  EXPECT_EQ(c.document().dump(),
+            R"({"log-driver":"local","runtimes":{"x":{"path":"b"}},"a-key":[1,2]})");
+}
+
 TEST(DockerConfig, SpecExampleSetAsDefaultIsByteExact) {
   auto c = parsed(R"({"log-driver":"json-file","runtimes":{"runc-x":{"path":"/x"}}})");
   ASSERT_TRUE(c.add_runtime("nvidia", "nvidia-container-runtime", true));
