@@ -6,9 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <thread>
 
 #include "nvct/base/file.hpp"
+#include "nvct/base/log.hpp"
 
 namespace nvct::ctk {
 
@@ -31,6 +33,13 @@ Status make_dirs(const std::string& dir) {
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
     return fail_errno(fmt::format("create directory {}", dir));
   return ok();
+}
+
+// "<dir>/.<name>.lock" next to the target.
+std::string lock_file_of(const std::string& target) {
+  auto slash = target.rfind('/');
+  std::string name = slash == std::string::npos ? target : target.substr(slash + 1);
+  return dir_of(target) + "/." + name + ".lock";
 }
 
 HostFileStamp stamp_of(const struct stat& st) {
@@ -66,11 +75,8 @@ Result<std::string> resolve_host_file(const std::string& path) {
 
 Result<HostFileLock> HostFileLock::acquire(const std::string& target,
                                            std::chrono::milliseconds timeout) {
-  std::string dir = dir_of(target);
-  NVCT_TRY(make_dirs(dir));
-  std::string name =
-      target.substr(target.rfind('/') == std::string::npos ? 0 : target.rfind('/') + 1);
-  std::string lock_path = dir + "/." + name + ".lock";
+  NVCT_TRY(make_dirs(dir_of(target)));
+  std::string lock_path = lock_file_of(target);
   unique_fd fd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
   if (!fd) return fail_errno(fmt::format("open lock file {}", lock_path));
   auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -121,8 +127,75 @@ Status replace_host_file(const std::string& path, std::string_view text,
   return write_file_atomic(path, text);
 }
 
-Status edit_host_file(const std::string& path, const HostFileEditor& edit,
-                      ReplaceOptions options) {
+Status remove_host_file(const std::string& path, const HostFileStamp& read_stamp,
+                        ReplaceOptions options) {
+  struct stat st {};
+  HostFileStamp now;
+  if (::lstat(path.c_str(), &st) == 0) {
+    now = stamp_of(st);
+  } else if (errno != ENOENT) {
+    return fail_errno(fmt::format("stat {}", path));
+  }
+  if (!(now == read_stamp))
+    return fail(EAGAIN, fmt::format("{} was changed by another program while it was being "
+                                    "edited; nothing removed, run the command again",
+                                    path));
+  if (!now.exists) return ok();
+  if (options.backup) {
+    NVCT_ASSIGN_OR_RETURN(auto old, read_file(path));
+    NVCT_TRY(
+        with_context(write_file_atomic(path + ".bak", old, {.default_mode = st.st_mode & 07777}),
+                     "back up the old file"));
+  }
+  if (::unlink(path.c_str()) != 0) return fail_errno(fmt::format("remove {}", path));
+  unique_fd dir(::open(dir_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dir || ::fsync(dir.get()) != 0)
+    return fail_errno(fmt::format("sync directory {} after removing {}", dir_of(path), path));
+  return ok();
+}
+
+Result<HostFileEdit> open_host_file_edit(const std::string& path, bool lock) {
+  HostFileEdit edit;
+  edit.path = path;
+  NVCT_ASSIGN_OR_RETURN(edit.resolved, resolve_host_file(path));
+  if (lock) {
+    NVCT_ASSIGN_OR_RETURN(auto held, HostFileLock::acquire(edit.resolved));
+    edit.lock.emplace(std::move(held));
+  }
+  NVCT_ASSIGN_OR_RETURN(edit.content, read_host_file(edit.resolved));
+  return edit;
+}
+
+namespace {
+
+std::string shown_path(const HostFileEdit& edit) {
+  if (edit.resolved == edit.path) return edit.path;
+  return fmt::format("{} (through the symbolic link {})", edit.resolved, edit.path);
+}
+
+}  // namespace
+
+Status write_host_file_edit(const HostFileEdit& edit, std::string_view text,
+                            ReplaceOptions options) {
+  NVCT_TRY(with_context(replace_host_file(edit.resolved, text, edit.content.stamp, options),
+                        fmt::format("update {}", edit.path)));
+  log::info("Wrote updated config to {}", shown_path(edit));
+  return ok();
+}
+
+Status remove_host_file_edit(const HostFileEdit& edit, ReplaceOptions options) {
+  NVCT_TRY(with_context(remove_host_file(edit.resolved, edit.content.stamp, options),
+                        fmt::format("remove {}", edit.path)));
+  log::info("Removed {}", shown_path(edit));
+  if (edit.lock) {
+    std::string lock_path = lock_file_of(edit.resolved);
+    if (::unlink(lock_path.c_str()) != 0 && errno != ENOENT)
+      log::debug("cannot remove the lock file {}: {}", lock_path, std::strerror(errno));
+  }
+  return ok();
+}
+
+Status edit_host_file(const std::string& path, const HostFileEditor& edit, ReplaceOptions options) {
   NVCT_ASSIGN_OR_RETURN(std::string resolved, resolve_host_file(path));
   NVCT_ASSIGN_OR_RETURN(HostFileLock lock, HostFileLock::acquire(resolved));
   NVCT_ASSIGN_OR_RETURN(HostFileContent content, read_host_file(resolved));

@@ -9,6 +9,7 @@
 #include "nvct/ctk/docker_config.hpp"
 #include "nvct/ctk/host_file.hpp"
 #include "nvct/ctk/oci_hook.hpp"
+#include "nvct/ctk/runtime_remove.hpp"
 #include "nvct/ctk/toml_text.hpp"
 
 namespace nvct::ctk {
@@ -21,36 +22,8 @@ std::string dir_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-// A file opened for a read-modify-write: resolved through symlinks and locked (unless dry-run).
-struct Edit {
-  std::string path;      // as given, for messages
-  std::string resolved;  // the file actually written
-  std::optional<HostFileLock> lock;
-  HostFileContent content;
-};
-
-Result<Edit> open_edit(const std::string& path, bool dry_run) {
-  Edit edit;
-  edit.path = path;
-  NVCT_ASSIGN_OR_RETURN(edit.resolved, resolve_host_file(path));
-  if (!dry_run) {
-    NVCT_ASSIGN_OR_RETURN(auto lock, HostFileLock::acquire(edit.resolved));
-    edit.lock.emplace(std::move(lock));
-  }
-  NVCT_ASSIGN_OR_RETURN(edit.content, read_host_file(edit.resolved));
-  return edit;
-}
-
-Status commit(const Edit& edit, const std::string& text, const ConfigureOptions& options) {
-  NVCT_TRY(with_context(
-      replace_host_file(edit.resolved, text, edit.content.stamp, {.backup = options.backup}),
-      fmt::format("update {}", edit.path)));
-  if (edit.resolved != edit.path)
-    log::info("Wrote updated config to {} (through the symbolic link {})", edit.resolved,
-              edit.path);
-  else
-    log::info("Wrote updated config to {}", edit.path);
-  return ok();
+Status commit(const HostFileEdit& edit, const std::string& text, const ConfigureOptions& options) {
+  return write_host_file_edit(edit, text, {.backup = options.backup});
 }
 
 // Where the engine's current configuration comes from: the main file or the engine itself.
@@ -99,7 +72,7 @@ Status check_containerd_understands(int version, const ConfigureOptions& options
 }
 
 Result<std::string> configure_docker(const ConfigureOptions& o) {
-  NVCT_ASSIGN_OR_RETURN(auto edit, open_edit(o.config_path, o.dry_run));
+  NVCT_ASSIGN_OR_RETURN(auto edit, open_host_file_edit(o.config_path, !o.dry_run));
   NVCT_ASSIGN_OR_RETURN(auto config,
                         DockerConfig::parse(edit.content.text.value_or(""), o.config_path));
   NVCT_TRY(config.add_runtime(o.runtime_name, o.runtime_path, o.set_as_default));
@@ -111,7 +84,7 @@ Result<std::string> configure_docker(const ConfigureOptions& o) {
 }
 
 Result<std::string> configure_containerd(const ConfigureOptions& o, CommandRunner& runner) {
-  NVCT_ASSIGN_OR_RETURN(auto main_edit, open_edit(o.config_path, o.dry_run));
+  NVCT_ASSIGN_OR_RETURN(auto main_edit, open_host_file_edit(o.config_path, !o.dry_run));
   std::string source_text;
   std::string origin = o.config_path;
   if (o.config_source == "command") {
@@ -153,7 +126,7 @@ Result<std::string> configure_containerd(const ConfigureOptions& o, CommandRunne
   if (o.dry_run)
     return fmt::format("Drop-in config:\n{}\nTop-level config:\n{}", drop_text, top_text);
 
-  NVCT_ASSIGN_OR_RETURN(auto drop_edit, open_edit(drop_in, false));
+  NVCT_ASSIGN_OR_RETURN(auto drop_edit, open_host_file_edit(drop_in, true));
   NVCT_TRY(commit(drop_edit, drop_text, o));
   // A top-level file that already imports the drop-in directory is left byte for byte as it is.
   if (!imported) NVCT_TRY(commit(main_edit, top_text, o));
@@ -164,12 +137,12 @@ Result<std::string> configure_crio(const ConfigureOptions& o, CommandRunner& run
   const std::string drop_in = o.drop_in_path.value_or("");
   const bool in_place = drop_in.empty();
   std::string source_text;
-  std::optional<Edit> main_edit;
+  std::optional<HostFileEdit> main_edit;
   if (o.config_source == "command") {
     NVCT_ASSIGN_OR_RETURN(source_text, command_source(o, runner));
   } else {
     // The main file is only read in drop-in mode; the lock is taken only when it is written.
-    NVCT_ASSIGN_OR_RETURN(auto edit, open_edit(o.config_path, o.dry_run || !in_place));
+    NVCT_ASSIGN_OR_RETURN(auto edit, open_host_file_edit(o.config_path, in_place && !o.dry_run));
     source_text = edit.content.text.value_or("");
     if (in_place) main_edit.emplace(std::move(edit));
   }
@@ -178,13 +151,13 @@ Result<std::string> configure_crio(const ConfigureOptions& o, CommandRunner& run
   std::string text = config.serialize();
   if (o.dry_run) return text;
   if (in_place && !main_edit) {
-    NVCT_ASSIGN_OR_RETURN(auto edit, open_edit(o.config_path, false));
+    NVCT_ASSIGN_OR_RETURN(auto edit, open_host_file_edit(o.config_path, true));
     main_edit.emplace(std::move(edit));
   }
   if (in_place) {
     NVCT_TRY(commit(*main_edit, text, o));
   } else {
-    NVCT_ASSIGN_OR_RETURN(auto drop_edit, open_edit(drop_in, false));
+    NVCT_ASSIGN_OR_RETURN(auto drop_edit, open_host_file_edit(drop_in, true));
     NVCT_TRY(commit(drop_edit, text, o));
   }
   return std::string();
@@ -196,7 +169,7 @@ Result<std::string> configure_oci_hook(const ConfigureOptions& o) {
                                     o.runtime));
   NVCT_ASSIGN_OR_RETURN(auto text, oci_hook_json(o.hook_path));
   if (o.dry_run || o.oci_hook_path.empty()) return text;
-  NVCT_ASSIGN_OR_RETURN(auto edit, open_edit(o.oci_hook_path, false));
+  NVCT_ASSIGN_OR_RETURN(auto edit, open_host_file_edit(o.oci_hook_path, true));
   NVCT_TRY(commit(edit, text, o));
   return std::string();
 }
@@ -266,6 +239,7 @@ Result<ConfigureOptions> normalize_options(ConfigureOptions o) {
 }
 
 Result<std::string> configure_runtime(const ConfigureOptions& options, CommandRunner& runner) {
+  if (options.remove) return remove_runtime_configuration(options);
   Result<std::string> out;
   if (options.config_mode == "oci-hook") {
     out = configure_oci_hook(options);

@@ -61,6 +61,29 @@ struct ReplaceOptions {
 Status replace_host_file(const std::string& path, std::string_view text,
                          const HostFileStamp& read_stamp, ReplaceOptions options = {});
 
+// Deletes `path` (already resolved) after checking that it still matches `read_stamp`; with
+// `backup` its content is kept in "<path>.bak" first. The directory is fsynced so that the
+// deletion survives a crash. Used by `runtime configure --remove` for drop-ins and hook files.
+Status remove_host_file(const std::string& path, const HostFileStamp& read_stamp,
+                        ReplaceOptions options = {});
+
+// A host file opened for a read-modify-write by `runtime configure` (and --remove): resolved
+// through symlinks, locked unless it is only read (dry run), and read.
+struct HostFileEdit {
+  std::string path;      // as given, for messages
+  std::string resolved;  // the file actually written or deleted
+  std::optional<HostFileLock> lock;
+  HostFileContent content;
+};
+Result<HostFileEdit> open_host_file_edit(const std::string& path, bool lock);
+// Replaces the file of `edit` with `text` and logs "Wrote updated config to <path>".
+Status write_host_file_edit(const HostFileEdit& edit, std::string_view text,
+                            ReplaceOptions options = {});
+// Deletes the file of `edit` and logs "Removed <path>". The sidecar lock file goes too: a file
+// that no longer exists should leave nothing behind in a drop-in directory. A waiter that still
+// holds the old lock inode is safe: its replace refuses when the file changed under it.
+Status remove_host_file_edit(const HostFileEdit& edit, ReplaceOptions options = {});
+
 // The whole read-modify-write of one host file: symlinks on the path resolved (the link is kept and
 // its target edited), the lock taken, the current text (nullopt when missing) given to `edit`, and
 // its result written atomically unless the file changed meanwhile. An error from `edit` leaves the

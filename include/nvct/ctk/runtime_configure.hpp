@@ -30,6 +30,9 @@ struct ConfigureOptions {
   bool enable_cdi = false;
   bool dry_run = false;
   bool backup = false;  // nvct: keep "<file>.bak" of a replaced file
+  // nvct: --remove undoes configure (runtime_remove.hpp). The runtime path need not exist then:
+  // package removal runs it after the binaries may already be gone.
+  bool remove = false;
 };
 
 // Default main file and drop-in of an engine ("" when it has none).
@@ -43,7 +46,8 @@ std::string default_drop_in_path(const std::string& runtime);
 Result<ConfigureOptions> normalize_options(ConfigureOptions options);
 
 // Runs the whole command on normalised options. Returns what goes to stdout (--dry-run output,
-// or the hook file without --oci-hook-path); files are written under their locks.
+// or the hook file without --oci-hook-path); files are written under their locks. With `remove`
+// it is remove_runtime_configuration() (runtime_remove.hpp).
 Result<std::string> configure_runtime(const ConfigureOptions& options, CommandRunner& runner);
 
 // Major version from `containerd --version` output ("containerd <repo> 1.6.20~ds1 ..." or

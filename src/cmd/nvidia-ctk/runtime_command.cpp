@@ -27,8 +27,9 @@ void add_runtime_command(CLI::App& parent, GlobalOptions& globals) {
     if (runtime->get_subcommands().empty()) std::cout << runtime->help();
   });
 
-  CLI::App* cmd =
-      runtime->add_subcommand("configure", "Add a runtime to the specified container engine");
+  CLI::App* cmd = runtime->add_subcommand(
+      "configure",
+      "Add a runtime to the specified container engine (with --remove: remove it again)");
   cmd->add_option("--runtime", options->runtime,
                   "the target runtime engine; one of [containerd, crio, docker]")
       ->default_str("docker");
@@ -69,6 +70,14 @@ void add_runtime_command(CLI::App& parent, GlobalOptions& globals) {
                 "update the config in-memory and print it to stdout; write nothing");
   cmd->add_flag("--backup", options->backup,
                 "keep the replaced file as <file>.bak (nvct extension)");
+  cmd->add_flag("--remove", options->remove,
+                "remove what configure added instead (nvct extension): docker: the "
+                "<name>, <name>-cdi and <name>-legacy runtimes (a default-runtime naming one "
+                "becomes runc); containerd and crio: delete the drop-in (the main file and its "
+                "imports stay), or with --drop-in-config=\"\" remove the runtime tables in place; "
+                "oci-hook: delete --oci-hook-path if it runs the NVIDIA hook. Only entries whose "
+                "executable is nvidia-container-runtime[.cdi|.legacy] (or --nvidia-runtime-path) "
+                "are touched; missing files are no-ops; the engine is not restarted");
 
   cmd->callback([&globals, options, drop_in, drop_in_flag] {
     ctk::ConfigureOptions effective = *options;

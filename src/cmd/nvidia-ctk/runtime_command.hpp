@@ -12,7 +12,8 @@
 
 namespace nvct::cmd::nvidia_ctk {
 
-// Validates the options, edits the configuration and prints what goes to stdout.
+// Validates the options, edits the configuration (or with `remove`, undoes it) and prints what
+// goes to stdout.
 Status run_runtime_configure(const ctk::ConfigureOptions& options, ctk::CommandRunner& runner,
                              std::ostream& out);
 

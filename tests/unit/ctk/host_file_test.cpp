@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <memory>
 
 #include "nvct/testing/temp_dir.hpp"
 
@@ -138,10 +139,11 @@ TEST(EditHostFile, EditsExistingFileKeepingModeUnderASidecarLock) {
   TempDir dir;
   std::string path = dir.write("config.toml", "old\n");
   ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
-  Status s = edit_host_file(path, [](const std::optional<std::string>& current) -> Result<std::string> {
-    EXPECT_EQ(current, std::optional<std::string>("old\n"));
-    return std::string("new\n");
-  });
+  Status s =
+      edit_host_file(path, [](const std::optional<std::string>& current) -> Result<std::string> {
+        EXPECT_EQ(current, std::optional<std::string>("old\n"));
+        return std::string("new\n");
+      });
   ASSERT_TRUE(s) << s.error().message();
   EXPECT_EQ(dir.read("config.toml"), "new\n");
   struct stat st {};
@@ -188,15 +190,96 @@ TEST(EditHostFile, SymlinkedFileIsEditedThroughTheLinkWhichIsKept) {
   std::string target = dir.write("real.toml", "old\n");
   std::string link = dir / "config.toml";
   ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
-  Status s = edit_host_file(link, [](const std::optional<std::string>& current) -> Result<std::string> {
-    EXPECT_EQ(current, std::optional<std::string>("old\n"));
-    return std::string("new\n");
-  });
+  Status s =
+      edit_host_file(link, [](const std::optional<std::string>& current) -> Result<std::string> {
+        EXPECT_EQ(current, std::optional<std::string>("old\n"));
+        return std::string("new\n");
+      });
   ASSERT_TRUE(s) << s.error().message();
   EXPECT_EQ(dir.read("real.toml"), "new\n");
   struct stat st {};
   ASSERT_EQ(::lstat(link.c_str(), &st), 0);
   EXPECT_TRUE(S_ISLNK(st.st_mode));
+}
+
+TEST(RemoveHostFile, DeletesTheFileItRead) {
+  TempDir dir;
+  auto path = dir.write("conf.d/99-nvidia.toml", "x = 1\n");
+  auto c = read_host_file(path);
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(remove_host_file(path, c->stamp));
+  EXPECT_FALSE(std::filesystem::exists(path));
+  EXPECT_TRUE(std::filesystem::is_directory(dir / "conf.d"));
+}
+
+TEST(RemoveHostFile, ForeignEditBetweenReadAndRemoveIsRefused) {
+  TempDir dir;
+  auto path = dir.write("99-nvidia.toml", "x = 1\n");
+  auto c = read_host_file(path);
+  ASSERT_TRUE(c);
+  dir.write("99-nvidia.toml", "someone = \"else\"\n");
+  auto st = remove_host_file(path, c->stamp);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code(), EAGAIN);
+  EXPECT_EQ(dir.read("99-nvidia.toml"), "someone = \"else\"\n");
+}
+
+TEST(RemoveHostFile, BackupKeepsTheContentAndAMissingFileIsANoOp) {
+  TempDir dir;
+  auto path = dir.write("99-nvidia.toml", "x = 1\n");
+  ASSERT_EQ(::chmod(path.c_str(), 0640), 0);
+  auto c = read_host_file(path);
+  ASSERT_TRUE(remove_host_file(path, c->stamp, {.backup = true}));
+  EXPECT_FALSE(std::filesystem::exists(path));
+  EXPECT_EQ(dir.read("99-nvidia.toml.bak"), "x = 1\n");
+  struct stat st {};
+  ASSERT_EQ(::stat((path + ".bak").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  auto missing = read_host_file(dir / "missing.toml");
+  ASSERT_TRUE(missing);
+  EXPECT_TRUE(remove_host_file(dir / "missing.toml", missing->stamp));
+}
+
+TEST(HostFileEdit, WriteLogsAndKeepsTheLockedFileUpToDate) {
+  TempDir dir;
+  auto sink = std::make_shared<nvct::testing::MemorySink>();
+  log::set_sink(sink);
+  std::string target = dir.write("real.json", "{}");
+  std::string link = dir / "daemon.json";
+  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
+  auto edit = open_host_file_edit(link, true);
+  ASSERT_TRUE(edit) << edit.error().message();
+  EXPECT_TRUE(edit->lock.has_value());
+  EXPECT_EQ(edit->content.text, std::optional<std::string>("{}"));
+  ASSERT_TRUE(write_host_file_edit(*edit, "{\"a\":1}"));
+  EXPECT_EQ(dir.read("real.json"), "{\"a\":1}");
+  EXPECT_TRUE(sink->contains("Wrote updated config to " + target + " (through the symbolic link " +
+                             link + ")"));
+  log::set_sink(nullptr);
+}
+
+TEST(HostFileEdit, UnlockedOpenCreatesNothing) {
+  TempDir dir;
+  auto edit = open_host_file_edit(dir / "etc/missing.json", false);
+  ASSERT_TRUE(edit) << edit.error().message();
+  EXPECT_FALSE(edit->content.text.has_value());
+  EXPECT_FALSE(std::filesystem::exists(dir / "etc"));
+}
+
+TEST(HostFileEdit, RemoveDeletesTheFileAndItsLockFile) {
+  TempDir dir;
+  auto sink = std::make_shared<nvct::testing::MemorySink>();
+  log::set_sink(sink);
+  std::string path = dir.write("conf.d/99-nvidia.toml", "x = 1\n");
+  {
+    auto edit = open_host_file_edit(path, true);
+    ASSERT_TRUE(edit) << edit.error().message();
+    EXPECT_TRUE(std::filesystem::exists(dir / "conf.d/.99-nvidia.toml.lock"));
+    ASSERT_TRUE(remove_host_file_edit(*edit));
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir / "conf.d"));
+  EXPECT_TRUE(sink->contains("Removed " + path));
+  log::set_sink(nullptr);
 }
 
 }  // namespace

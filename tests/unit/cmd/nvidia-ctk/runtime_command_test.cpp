@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
@@ -86,6 +87,53 @@ TEST(RuntimeCommand, ErrorsExitOne) {
                      dir / "daemon.json"}),
             1);
   EXPECT_EQ(run_cli({"runtime", "configure", "--no-such-flag"}), 1);
+}
+
+TEST(RuntimeCommand, RemoveUndoesConfigure) {
+  TempDir dir;
+  const std::string seed = "{\n    \"log-driver\": \"local\"\n}";
+  auto path = dir.write("daemon.json", seed);
+  ASSERT_EQ(run_cli({"runtime", "configure", "--config", path}), 0);
+  ASSERT_NE(dir.read("daemon.json"), seed);
+  ASSERT_EQ(run_cli({"runtime", "configure", "--remove", "--config", path}), 0);
+  EXPECT_EQ(dir.read("daemon.json"), seed);
+}
+
+TEST(RuntimeCommand, RemoveTakesTheDropInAndNameFlags) {
+  TempDir dir;
+  auto config = dir.write("config.toml", "version = 2\n");
+  auto drop_in = dir / "conf.d/99-nvidia.toml";
+  ASSERT_EQ(run_cli({"runtime", "configure", "--runtime=containerd", "--config", config,
+                     "--drop-in-config", drop_in, "--nvidia-runtime-name", "nv"}),
+            0);
+  ASSERT_TRUE(std::filesystem::exists(drop_in));
+  // Another name: not ours to remove.
+  ASSERT_EQ(run_cli({"runtime", "configure", "--remove", "--runtime=containerd", "--config", config,
+                     "--drop-in-config", drop_in}),
+            0);
+  EXPECT_TRUE(std::filesystem::exists(drop_in));
+  ASSERT_EQ(run_cli({"runtime", "configure", "--remove", "--runtime=containerd", "--config", config,
+                     "--drop-in-config=" + drop_in, "--nvidia-runtime-name=nv"}),
+            0);
+  EXPECT_FALSE(std::filesystem::exists(drop_in));
+  EXPECT_EQ(dir.read("config.toml"),
+            "imports = [\"" + dir.path() + "/conf.d/*.toml\"]\nversion = 2\n");
+}
+
+TEST(RuntimeCommand, RemoveWithSetAsDefaultExitsOne) {
+  TempDir dir;
+  auto path = dir.write("daemon.json", "{}");
+  EXPECT_EQ(run_cli({"runtime", "configure", "--remove", "--set-as-default", "--config", path}), 1);
+  EXPECT_EQ(dir.read("daemon.json"), "{}");
+}
+
+TEST(RuntimeCommand, HelpDescribesRemove) {
+  CLI::App app("test", "nvidia-ctk");
+  GlobalOptions globals;
+  add_runtime_command(app, globals);
+  std::string help = app.get_subcommand("runtime")->get_subcommand("configure")->help();
+  EXPECT_NE(help.find("--remove"), std::string::npos) << help;
+  EXPECT_NE(help.find("nvidia-container-runtime[.cdi|.legacy]"), std::string::npos) << help;
 }
 
 TEST(RuntimeCommand, RunPrintsDryRunOutput) {
