@@ -3,6 +3,7 @@
 #include "nvct/runtime/csv_mode.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../cdi/generate_fixture.hpp"
@@ -37,7 +38,10 @@ class CsvHost : public ::testing::Test {
     csv_.write("notes.txt", "lib, /usr/lib/aarch64-linux-gnu/tegra/libnvextra.so\n");
     cfg_.cli.root = root_.path();
     cfg_.runtime.csv.mount_spec_path = csv_.path();
-    cfg_.ctk.path = "/usr/bin/nvidia-ctk";
+    // The hook binary must exist: a missing one is an error (resolve_hook_binary).
+    ctk_ = tools_.write("bin/nvidia-ctk", "#!/bin/sh\n");
+    ::chmod(ctk_.c_str(), 0755);
+    cfg_.ctk.path = ctk_;
   }
   void node(const std::string& path, std::int64_t major, std::int64_t minor) {
     root_.write(path.substr(1), "");
@@ -100,6 +104,8 @@ class CsvHost : public ::testing::Test {
   nvct::testing::TempDir csv_;
   cdi::testing::MapDeviceLookup lookup_;
   config::Config cfg_;
+  nvct::testing::TempDir tools_;
+  std::string ctk_;
   int queries_ = 0;
 };
 
@@ -293,7 +299,7 @@ TEST_F(CsvHost, HooksRunTheConfiguredNvidiaCtk) {
   json spec = oci_spec({"NVIDIA_VISIBLE_DEVICES=all"});
   ASSERT_TRUE(apply(spec));
   for (const auto& h : spec["hooks"]["createContainer"])
-    EXPECT_EQ(h["path"], "/usr/bin/nvidia-ctk");
+    EXPECT_EQ(h["path"], ctk_);
 }
 
 TEST_F(CsvHost, RequirementSatisfiedAddsTheDevices) {

@@ -1,6 +1,7 @@
 #include "nvct/runtime/graphics_modifier.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../driver/fake_drm.hpp"
@@ -56,7 +57,10 @@ class GraphicsModifierTest : public ::testing::Test {
     ASSERT_TRUE(driver::testing::add_drm_gpu(dir_, "0000:17:00.0", 4, 132));
     ASSERT_TRUE(driver::testing::add_drm_gpu(dir_, "0000:2a:00.0", 1, 129));
     cfg_.cli.root = dir_.path();
-    cfg_.ctk.path = "/opt/nvct/bin/nvidia-ctk";
+    // The hook binary must exist: a missing one is an error (resolve_hook_binary).
+    ctk_ = tools_.write("opt/nvct/bin/nvidia-ctk", "#!/bin/sh\n");
+    ::chmod(ctk_.c_str(), 0755);
+    cfg_.ctk.path = ctk_;
   }
   void add_files() { driver::testing::add_graphics_files(dir_, "550.54.14"); }
 
@@ -79,6 +83,8 @@ class GraphicsModifierTest : public ::testing::Test {
   }
 
   TempDir dir_;
+  TempDir tools_;
+  std::string ctk_;
   config::Config cfg_;
 };
 
@@ -136,7 +142,7 @@ TEST_F(GraphicsModifierTest, GoldenSpecBeforeAndAfter) {
     "ociVersion": "1.0.2", "x-unknown": {"big": 18446744073709551615},
     "mounts": [{"destination": "/proc", "type": "proc", "source": "proc"}],
     "hooks": {"prestart": [{"path": "/usr/bin/other"}], "createContainer": [{
-      "path": "/opt/nvct/bin/nvidia-ctk",
+      "path": "@CTK@",
       "args": ["nvidia-ctk", "hook", "create-symlinks",
                "--link", "../card4::/dev/dri/by-path/pci-0000:17:00.0-card",
                "--link", "../renderD132::/dev/dri/by-path/pci-0000:17:00.0-render",
@@ -159,6 +165,7 @@ TEST_F(GraphicsModifierTest, GoldenSpecBeforeAndAfter) {
                         "/usr/lib/xorg/modules/drivers/nvidia_drv.so",
                         "/usr/lib/xorg/modules/extensions/libglxserver_nvidia.so.550.54.14"})
     expected["mounts"].push_back(mount(p));
+  expected["hooks"]["createContainer"][0]["path"] = ctk_;
   // Compare member by member first for a readable failure, then the whole document.
   EXPECT_EQ(spec["hooks"].dump(2), expected["hooks"].dump(2));
   EXPECT_EQ(spec["mounts"].dump(2), expected["mounts"].dump(2));
