@@ -43,7 +43,13 @@ for n in "${PKG_NAMES[@]}"; do
 done
 
 pkg_step "$BASE (§4.2: as NVIDIA's base)"
-check "$BASE: Pre-Depends (\${misc:Pre-Depends} of dh_installsystemd)" test -n "$(field $BASE Pre-Depends)"
+# (Its Pre-Depends is ${misc:Pre-Depends}, which debhelper 13.11 leaves empty on Debian 12: the
+# dpkg-maintscript-helper and deb-systemd-helper it uses are in dpkg and init-system-helpers of
+# every supported release.)
+check "$BASE: the maintainer scripts use deb-systemd-helper (dh_installsystemd)" bash -c \
+  "dpkg-deb --ctrl-tarfile '$(pkg_deb $BASE)' | tar -xOf - ./postinst | grep -q 'deb-systemd-helper enable'"
+check "$BASE: the maintainer scripts remove NVIDIA's unit conffiles (rm_conffile)" bash -c \
+  "dpkg-deb --ctrl-tarfile '$(pkg_deb $BASE)' | tar -xOf - ./preinst | grep -q 'rm_conffile /etc/systemd/system/nvidia-cdi-refresh.service'"
 has_relation $BASE Breaks "nvidia-container-runtime (<= 3.5.0-1)"
 has_relation $BASE Breaks "nvidia-container-toolkit (<= 1.10.0-1)"
 check "$BASE Breaks nvidia-container-runtime-hook" bash -c \

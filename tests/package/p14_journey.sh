@@ -50,7 +50,8 @@ step rootless runuser -u rootless -- nvidia-ctk runtime configure --runtime=dock
   --config=/home/rootless/.config/docker/daemon.json
 same_as "the user's daemon.json = the same golden" "$E2E_TMP/daemon.golden" \
   "$root/home/rootless/.config/docker/daemon.json"
-check_eq "... owned by the user" rootless "$(stat -c %U "$root/home/rootless/.config/docker/daemon.json" 2>&1)"
+check_eq "... owned by the user" "$(pkg_chroot "$root" id -u rootless)" \
+  "$(stat -c %u "$root/home/rootless/.config/docker/daemon.json" 2>&1)"
 step no-cgroups nvidia-ctk config --set nvidia-container-cli.no-cgroups --in-place
 check_eq "config.toml: nvidia-container-cli.no-cgroups = true" true \
   "$(toml_get "$root$CONFIG" nvidia-container-cli no-cgroups)"

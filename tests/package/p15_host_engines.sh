@@ -11,7 +11,8 @@
 # their own state dirs and sockets and stop at exit. The host's files are never written.
 #
 # Test plumbing, as in tests/e2e: config.toml's nvidia-container-cli.root points at the mock
-# driver (as on a host whose driver lives under /run/nvidia/driver); containers get a tmpfs on
+# driver (as on a host whose driver lives under /run/nvidia/driver) and its mode is legacy (the
+# mock has no kernel procfs, which legacy mode mounts from the driver root); containers get a tmpfs on
 # /proc/driver, where the driver's procfs would be; Podman gets a createContainer hook that copies
 # the mock's /proc/driver/nvidia there; `ctr run --gpus` finds nvidia-container-cli through a
 # wrapper that adds --root (containerd's hook passes no driver root).
@@ -74,8 +75,14 @@ nvidia-ctk config default --output=/etc/nvidia-container-runtime/config.toml ||
   e2e_die "nvidia-ctk config default --output failed"
 nvidia-ctk config --set "nvidia-container-cli.root=$MOCK" --in-place ||
   e2e_die "nvidia-ctk config --set nvidia-container-cli.root failed"
+# The mock host has no kernel module, so no /proc/driver/nvidia: legacy mode's hook mounts the
+# driver root's procfs into the container, jit-cdi (auto's choice with NVML) does not.
+nvidia-ctk config --set nvidia-container-runtime.mode=legacy --in-place ||
+  e2e_die "nvidia-ctk config --set nvidia-container-runtime.mode=legacy failed"
 check_eq "config.toml: nvidia-container-cli.root" "\"$MOCK\"" \
   "$(toml_get /etc/nvidia-container-runtime/config.toml nvidia-container-cli root)"
+check_eq "config.toml: nvidia-container-runtime.mode" '"legacy"' \
+  "$(toml_get /etc/nvidia-container-runtime/config.toml nvidia-container-runtime mode)"
 
 make_rootfs "$T/image" glibc
 rootfs_tar "$T/image" "$T/image.tar"
