@@ -21,11 +21,12 @@ cp -a "$nvct_stage/packaging/debian" "$nvct_stage/debian"
 # One entry for V, dated like the last commit (reproducible); signed like the control file's
 # Maintainer, as lintian wants for a native package.
 maintainer=$(sed -n 's/^Maintainer: //p' "$nvct_stage/debian/control")
-date=$(git -C "$nvct_repo" log -1 --format=%cD 2>/dev/null || date -R)
+date=$(date -R -d "@$(nvct_source_date_epoch)")
 cat > "$nvct_stage/debian/changelog" <<CHANGELOG
 nvct ($version) unstable; urgency=medium
 
-  * nvct $version, built from commit $commit.
+  * nvct $version.
+    Built from commit $commit.
 
  -- $maintainer  $date
 CHANGELOG

@@ -28,6 +28,9 @@ cflags="$(flags CFLAGS) $cppflags"
 cxxflags="$(flags CXXFLAGS) $cppflags"
 ldflags=$(flags LDFLAGS)
 
+# dpkg-buildpackage sets it from debian/changelog, which build-deb.sh dates like the last commit.
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(nvct_source_date_epoch)}
+
 topdir=$nvct_out/rpmbuild
 rm -rf "$topdir"
 mkdir -p "$topdir"
@@ -44,6 +47,7 @@ rpmbuild -bb --nodeps \
   --define "nvct_cflags $cflags" \
   --define "nvct_cxxflags $cxxflags" \
   --define "nvct_ldflags $ldflags" \
+  --define "nvct_unity_build ${NVCT_UNITY_BUILD:-ON}" \
   "$nvct_stage/packaging/rpm/nvct.spec"
 
 rm -rf "$nvct_out/rpm"

@@ -8,6 +8,7 @@
 #   NVCT_PACKAGE_VERSION  the package version (default from packaging/version.cmake)
 #   NVCT_COMPAT_VERSION   the NVIDIA toolkit version V starts with (default 1.20.0)
 #   NVCT_GIT_COMMIT       the commit --version prints (default: git rev-parse HEAD)
+#   NVCT_UNITY_BUILD      ON (default) or OFF: CMAKE_UNITY_BUILD of both builds
 #   CCACHE_DIR            ccache's cache (default <output root>/ccache); ccache is used when
 #                         installed, unless NVCT_NO_CCACHE=1
 
@@ -49,6 +50,11 @@ nvct_version() {
     nvct_die "cannot compute the package version (packaging/version.cmake)"
 }
 
+# The last commit's date, as the deb changelog has it: SOURCE_DATE_EPOCH of both builds.
+nvct_source_date_epoch() {
+  git -C "$nvct_repo" log -1 --format=%ct 2>/dev/null || date +%s
+}
+
 nvct_commit() {
   if [ -n "${NVCT_GIT_COMMIT:-}" ]; then
     echo "$NVCT_GIT_COMMIT"
@@ -71,6 +77,11 @@ nvct_setup_ccache() {
   # obj-<triplet>/... for the deb and obj-rpm/... for the rpm: the same text.
   export CCACHE_BASEDIR=$nvct_stage
   export CCACHE_NOHASHDIR=1
+  # ccache hashes the locale variables (they change the compiler's messages): rpmbuild sets
+  # LANG=C, so the deb build gets the same. SOURCE_DATE_EPOCH, which dpkg-buildpackage takes from
+  # the changelog (the last commit), is hashed for sources that use __DATE__ and __TIME__.
+  export LANG=C LC_ALL=C
+  unset LC_CTYPE LC_MESSAGES
   mkdir -p "$CCACHE_DIR"
   ccache --zero-stats >/dev/null 2>&1 || true
 }
