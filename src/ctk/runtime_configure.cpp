@@ -16,12 +16,6 @@ namespace nvct::ctk {
 
 namespace {
 
-std::string dir_of(const std::string& path) {
-  auto slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 Status commit(const HostFileEdit& edit, const std::string& text, const ConfigureOptions& options) {
   return write_host_file_edit(edit, text, {.backup = options.backup});
 }
@@ -114,7 +108,7 @@ Result<std::string> configure_containerd(const ConfigureOptions& o, CommandRunne
   std::string drop_text = drop_config.serialize();
 
   NVCT_ASSIGN_OR_RETURN(auto top, parse_toml(main_edit.content.text.value_or(""), o.config_path));
-  const std::string import = dir_of(drop_in) + "/*.toml";
+  const std::string import = strings::dirname(drop_in) + "/*.toml";
   bool imported = false;
   if (const auto* list = top.get_as<toml::array>("imports")) {
     for (const auto& item : *list)

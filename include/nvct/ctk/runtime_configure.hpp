@@ -6,14 +6,18 @@
 #include <string>
 
 #include "nvct/base/error.hpp"
+#include "nvct/base/install_paths.hpp"
 #include "nvct/ctk/command_runner.hpp"
 
 namespace nvct::ctk {
 
 inline constexpr const char* kDefaultRuntimeName = "nvidia";
 inline constexpr const char* kDefaultRuntimeExecutable = "nvidia-container-runtime";
-inline constexpr const char* kDefaultRuntimeExecutablePath = "/usr/bin/nvidia-container-runtime";
-inline constexpr const char* kDefaultHookPath = "/usr/bin/nvidia-container-runtime-hook";
+// containerd and CRI-O need absolute paths: the install bindir (spec/packaging.md §4.3).
+inline const std::string kDefaultRuntimeExecutablePath =
+    std::string(kInstallBindir) + "/nvidia-container-runtime";
+inline const std::string kDefaultHookPath =
+    std::string(kInstallBindir) + "/nvidia-container-runtime-hook";
 
 struct ConfigureOptions {
   std::string runtime = "docker";
