@@ -18,18 +18,18 @@ RPMQ=(rpm -qp --nosignature --nodigest)
 
 normalise() {
   sed -E 's#^([^ ]+) /usr/lib/(systemd|udev)/#\1 /lib/\2/#; s#\.gz( |$)#\1#g' |
-    grep -vE '^[^ ]+ /usr/share/(doc|licenses|lintian)/|^[^ ]+ /(usr/)?lib/systemd/system-preset/' |
+    { grep -vE '^[^ ]+ /usr/share/(doc|licenses|lintian)/|^[^ ]+ /(usr/)?lib/systemd/system-preset/' || true; } |
     sort
 }
 # Non-directory entries as "<mode> <path>[ -> <target>]", mode as ls -l prints it.
-deb_files() { pkg_deb_list "$(pkg_deb "$1")" | grep -v '^d' | normalise; }
-# The same for an rpm: its non-directory, non-ghost, non-doc, non-license files.
+deb_files() { pkg_deb_list "$(pkg_deb "$1")" | { grep -v '^d' || true; } | normalise; }
+# The same for an rpm: its non-directory, non-ghost files (docs and licenses by path, below).
 rpm_files() {
   "${RPMQ[@]}" --qf '[%{FILEMODES:perms} %{FILEFLAGS:fflags}. %{FILENAMES} %{FILELINKTOS}\n]' \
     "$(pkg_rpm "$1")" | awk '
       {
         mode = $1; flags = $2; path = $3; target = $4
-        if (mode ~ /^d/ || flags ~ /[gdl]/) next
+        if (mode ~ /^d/ || flags ~ /g/) next
         line = mode " " path
         if (mode ~ /^l/) line = line " -> " target
         print line

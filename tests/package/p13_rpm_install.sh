@@ -3,8 +3,9 @@
 # --nodeps` installs the files of P6, %post generates config.toml and presets the refresh units
 # (wants links); the alias is owned. `rpm -e` of a clean install leaves nothing; after edits,
 # config.toml and the env file come back as .rpmsave and nothing else is left.
-# (Debian-built rpms require Debian sonames, so --nodeps; rpm --force-debian where Debian's rpm
-# asks for it.)
+# (Debian-built rpms require Debian sonames, which no rpm provides here, so --nodeps; the Debian
+# libraries the binaries link with are installed with apt first, as the .debs' Depends name them;
+# rpm --force-debian where Debian's rpm asks for it.)
 source "$(dirname "$0")/lib/pkg.sh"
 source "$(dirname "$0")/lib/root.sh"
 
@@ -15,12 +16,24 @@ ENVFILE=/etc/nvidia-container-toolkit/nvidia-cdi-refresh.env
 rpms=()
 for n in "${PKG_NAMES[@]}"; do rpms+=("/tmp/rpms/$(basename "$(pkg_rpm "$n")")"); done
 
-pkg_step "apt-get install rpm in a fresh root"
+# The Debian packages the .debs depend on, but the five themselves (names only).
+libs=()
+for n in "${PKG_NAMES[@]}"; do
+  for dep in $(dpkg-deb -f "$(pkg_deb "$n")" Depends | tr ',|' '\n\n' | sed 's/(.*//; s/[[:space:]]//g'); do
+    printf '%s\n' "${PKG_NAMES[@]}" | grep -qx "$dep" || libs+=("$dep")
+  done
+done
+mapfile -t libs < <(printf '%s\n' "${libs[@]}" | sort -u)
+
+pkg_step "apt-get install rpm ${libs[*]} in a fresh root"
 root="$(pkg_new_root p13)"
-pkg_apt "$root" install rpm >"$E2E_TMP/apt-rpm.log" 2>&1 ||
-  e2e_die "apt-get install rpm failed: $(tail -5 "$E2E_TMP/apt-rpm.log")"
+pkg_apt "$root" install rpm "${libs[@]}" >"$E2E_TMP/apt-rpm.log" 2>&1 ||
+  e2e_die "apt-get install rpm ${libs[*]} failed: $(tail -5 "$E2E_TMP/apt-rpm.log")"
 mkdir -p "$root/tmp/rpms"
 for n in "${PKG_NAMES[@]}"; do cp "$(pkg_rpm "$n")" "$root/tmp/rpms/"; done
+# On rpm distributions the filesystem package owns /usr/share/licenses; a Debian root lacks it,
+# and rpm would leave the parent of the %license files behind as an unowned directory.
+mkdir -p "$root/usr/share/licenses"
 RPM=(rpm)
 if pkg_chroot "$root" rpm --help 2>/dev/null | grep -q -- --force-debian; then RPM=(rpm --force-debian); fi
 pkg_snapshot "$root" | grep -v '^tmp/' >"$E2E_TMP/before"
@@ -54,7 +67,7 @@ for n in "${PKG_NAMES[@]}"; do
 done
 check_eq "every file of rpm -ql exists (config.toml too: %post made it)" "" "$missing"
 check_eq "rpm -V: the installed files match the packages" "" \
-  "$(pkg_chroot "$root" rpm -V "${PKG_NAMES[@]}" 2>&1 | grep -v " $CONFIG\$" || true)"
+  "$(pkg_chroot "$root" rpm -V --nodeps "${PKG_NAMES[@]}" 2>&1 | grep -v " $CONFIG\$" || true)"
 check_eq "rpm -qf: nvidia-container-toolkit owns the alias" "nvidia-container-toolkit-$V-1.$PKG_RPM_ARCH" \
   "$(pkg_chroot "$root" rpm -qf /usr/bin/nvidia-container-toolkit)"
 check_eq "the alias is a relative link to the hook" nvidia-container-runtime-hook \
