@@ -214,10 +214,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::string dir = tmpl;
+  // The hook is only written into the spec (the no-op runtime never runs it), but the shim
+  // refuses a hook path that is not there: the one built next to the shim.
+  std::string hook = shim.substr(0, shim.rfind('/') + 1) + "nvidia-container-runtime-hook";
   write_text(dir + "/config.toml", "[nvidia-container-runtime]\nmode = \"legacy\"\nruntimes = [\"" +
-                                       noop +
-                                       "\"]\n[nvidia-container-runtime-hook]\npath = "
-                                       "\"/usr/bin/nvidia-container-runtime-hook\"\n");
+                                       noop + "\"]\n[nvidia-container-runtime-hook]\npath = \"" +
+                                       hook + "\"\n");
 
   auto nogpu = run_case({shim}, noop, dir, false, runs);
   auto gpu = run_case({shim}, noop, dir, true, runs);

@@ -115,7 +115,7 @@ check_eq "void: no DRM nodes" "" "$(lines void dri)"
 # --- nvidia-ctk cdi generate on the same root (cdi.md §6.3) --------------------------------------
 SPEC="$E2E_TMP/nvidia.json"
 if "$CTK" cdi generate --driver-root "$GPU_ROOT" --format json --output "$SPEC" \
-  --nvidia-cdi-hook-path /usr/bin/nvidia-cdi-hook >"$E2E_TMP/generate.log" 2>&1; then
+  --nvidia-cdi-hook-path "$(nvct_bin nvidia-cdi-hook)" >"$E2E_TMP/generate.log" 2>&1; then
   dev_nodes() { jq -c --arg d "$1" '[.devices[] | select(.name == $d) | .containerEdits.deviceNodes[].path]' "$SPEC"; }
   dev_links() { jq -c --arg d "$1" '[.devices[] | select(.name == $d) | .containerEdits.hooks[]?.args[]]' "$SPEC"; }
   check_eq "cdi: device 0 has nvidia1 and bus 17's DRM nodes" \

@@ -42,23 +42,43 @@ new_bundle() {
     >"$b/config.json"
   echo "$b"
 }
-for which in missing packaged; do
-  file="$MISSING"
-  [ "$which" = packaged ] && file="$PACKAGED"
-  b="$(new_bundle "$which")"
+# run_shim <program> <config file> <case>: create through the installed shim (or an alias of it)
+# in front of the fake runc; leaves $E2E_TMP/shim-<case>.{rc,err} and the bundle's config.json.
+run_shim() {
+  local program="$1" file="$2" case="$3" b rc=0
+  b="$(new_bundle "$case")"
   rm -f "$REC"/*
-  # mode = "auto" on this driverless host resolves to legacy: the prestart hook is injected.
-  if ! env -i PATH="$FAKEBIN:/usr/sbin:/usr/bin:/sbin:/bin" NVIDIA_CTK_CONFIG_FILE_PATH="$file" \
-    FAKE_RUNTIME_DIR="$REC" "$BIN/nvidia-container-runtime" create --bundle "$b" "ctr-$which" \
-    </dev/null >"$E2E_TMP/shim-$which.out" 2>&1; then
-    failed "shim create with the $which file failed: $(cat "$E2E_TMP/shim-$which.out")"
-  fi
-  check "shim ($which file) exec'd the runtime" test -s "$REC/last.json"
+  env -i PATH="$FAKEBIN:/usr/sbin:/usr/bin:/sbin:/bin" NVIDIA_CTK_CONFIG_FILE_PATH="$file" \
+    FAKE_RUNTIME_DIR="$REC" "$program" create --bundle "$b" "ctr-$case" \
+    </dev/null >"$E2E_TMP/shim-$case.err" 2>&1 || rc=$?
+  echo "$rc" >"$E2E_TMP/shim-$case.rc"
   # The hook gets `-config <file>` only when the file exists (both then read the same one).
   jq -S 'del(.hooks.prestart[]?.args[] | select(. == "-config" or startswith("'"$E2E_TMP"'")))' \
-    "$b/config.json" >"$E2E_TMP/spec-$which.json"
+    "$b/config.json" >"$E2E_TMP/spec-$case.json"
+  sed -e "s|$file|<config>|g" -e "s|bundle-$case|bundle|g" "$E2E_TMP/shim-$case.err" \
+    >"$E2E_TMP/shim-$case.norm"
+}
+
+# The default mode (auto): whatever it does on this host, it does the same with and without the file.
+run_shim "$BIN/nvidia-container-runtime" "$MISSING" auto-missing
+run_shim "$BIN/nvidia-container-runtime" "$PACKAGED" auto-packaged
+check_eq "shim (mode auto): same exit status with no file and with the packaged default" \
+  "$(cat "$E2E_TMP/shim-auto-packaged.rc")" "$(cat "$E2E_TMP/shim-auto-missing.rc")"
+check_eq "shim (mode auto): same messages" \
+  "$(cat "$E2E_TMP/shim-auto-packaged.norm")" "$(cat "$E2E_TMP/shim-auto-missing.norm")"
+check "shim (mode auto): same config.json" \
+  cmp -s "$E2E_TMP/spec-auto-missing.json" "$E2E_TMP/spec-auto-packaged.json"
+
+# Legacy mode through the installed alias (mode from argv[0]): the prestart hook is injected.
+LEGACY="$BIN/nvidia-container-runtime.legacy"
+check_eq "the install has the .legacy alias as a relative link" "nvidia-container-runtime" \
+  "$(readlink "$LEGACY")"
+run_shim "$LEGACY" "$MISSING" missing
+run_shim "$LEGACY" "$PACKAGED" packaged
+for which in missing packaged; do
+  check_eq "shim .legacy ($which file) succeeded" 0 "$(cat "$E2E_TMP/shim-$which.rc")"
 done
-check "shim: no file gives the same config.json as the packaged default" \
+check "shim .legacy: no file gives the same config.json as the packaged default" \
   cmp -s "$E2E_TMP/spec-missing.json" "$E2E_TMP/spec-packaged.json"
 check_eq "shim: the injected hook is the one installed next to the shim" \
   "$BIN/nvidia-container-runtime-hook" \
@@ -76,7 +96,7 @@ before="$(cat "$b/config.json")"
 rm -f "$REC"/*
 set +e
 env -i PATH="$FAKEBIN:/usr/bin:/bin" NVIDIA_CTK_CONFIG_FILE_PATH="$BAD" FAKE_RUNTIME_DIR="$REC" \
-  "$BIN/nvidia-container-runtime" create --bundle "$b" ctr-bad </dev/null >"$E2E_TMP/bad.out" 2>&1
+  "$LEGACY" create --bundle "$b" ctr-bad </dev/null >"$E2E_TMP/bad.out" 2>&1
 rc=$?
 set -e
 check "a missing configured hook fails the GPU container" test "$rc" -ne 0

@@ -1,11 +1,29 @@
 // `nvidia-ctk cdi generate` flags (cdi.md §6.1): names, aliases, env vars, defaults, the output
 // format rule and the mapping onto the generator options.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "cdi_command.hpp"
+#include "nvct/testing/temp_dir.hpp"
 
 namespace nvct::cmd::nvidia_ctk {
 namespace {
+
+// A PATH directory with executable nvidia-cdi-hook and nvidia-ctk: the hook binary written into
+// a spec must exist (resolve_hook_binary), so the option tests run with one.
+const nvct::testing::TempDir& tools() {
+  static const nvct::testing::TempDir dir;
+  static const bool made = [] {
+    for (const char* name : {"nvidia-cdi-hook", "nvidia-ctk"}) {
+      std::string path = dir.write(name, "#!/bin/sh\n");
+      ::chmod(path.c_str(), 0755);
+    }
+    return true;
+  }();
+  (void)made;
+  return dir;
+}
+std::string tools_path() { return tools().path(); }
 
 CLI::App* generate_command(CLI::App& app, GlobalOptions& globals) {
   add_cdi_command(app, globals);
@@ -79,16 +97,16 @@ TEST(CdiGenerateOptions, MapsFlagsOntoTheGenerator) {
   GenerateCommandOptions c;
   c.device_name_strategies = {"index", "uuid"};
   c.device_ids = {"0,1", "GPU-x"};
-  c.hook_path = "/opt/nvidia-ctk";
+  c.hook_path = tools_path() + "/nvidia-ctk";
   c.disable_hooks = {"update-ldcache"};
   c.enable_hooks = {"chmod"};
   c.ldconfig_path = "/sbin/ldconfig.real";
-  auto o = generate_options(c, config::Config{}, true, "");
+  auto o = generate_options(c, config::Config{}, true, tools_path());
   ASSERT_TRUE(o) << o.error().message();
   EXPECT_EQ(o->strategies,
             (std::vector<cdi::NameStrategy>{cdi::NameStrategy::kIndex, cdi::NameStrategy::kUuid}));
   EXPECT_EQ(o->device_ids, (std::vector<std::string>{"0", "1", "GPU-x"}));
-  EXPECT_EQ(o->hooks.binary, "/opt/nvidia-ctk");
+  EXPECT_EQ(o->hooks.binary, tools_path() + "/nvidia-ctk");
   EXPECT_TRUE(o->hooks.debug);
   EXPECT_EQ(o->hooks.ldconfig_path, "/sbin/ldconfig.real");
   EXPECT_FALSE(cdi::hook_enabled(o->hooks, "update-ldcache"));
@@ -97,20 +115,20 @@ TEST(CdiGenerateOptions, MapsFlagsOntoTheGenerator) {
 
 TEST(CdiGenerateOptions, OnlyModeAutoDetectsWsl) {
   GenerateCommandOptions c;
-  EXPECT_TRUE(generate_options(c, config::Config{}, false, "")->detect_wsl);
+  EXPECT_TRUE(generate_options(c, config::Config{}, false, tools_path())->detect_wsl);
   for (const char* m : {"nvml", "management", "wsl"}) {
     c.mode = m;
-    EXPECT_FALSE(generate_options(c, config::Config{}, false, "")->detect_wsl) << m;
+    EXPECT_FALSE(generate_options(c, config::Config{}, false, tools_path())->detect_wsl) << m;
   }
 }
 
 TEST(CdiGenerateOptions, BadStrategyAndEnableAllAreErrors) {
   GenerateCommandOptions c;
   c.device_name_strategies = {"bogus"};
-  EXPECT_FALSE(generate_options(c, config::Config{}, false, ""));
+  EXPECT_FALSE(generate_options(c, config::Config{}, false, tools_path()));
   GenerateCommandOptions e;
   e.enable_hooks = {"all"};
-  EXPECT_FALSE(generate_options(e, config::Config{}, false, ""));
+  EXPECT_FALSE(generate_options(e, config::Config{}, false, tools_path()));
 }
 
 }  // namespace
@@ -147,7 +165,7 @@ TEST(CdiGenerateOptions, FeatureFlagsReachTheGeneratorAndUnknownOnesOnlyWarn) {
   log::set_sink(sink);
   GenerateCommandOptions c;
   c.feature_flags = {"no-additional-gids-for-device-nodes", "not-a-flag"};
-  auto o = generate_options(c, config::Config{}, false, "");
+  auto o = generate_options(c, config::Config{}, false, tools_path());
   log::set_sink(nullptr);
   ASSERT_TRUE(o) << o.error().message();
   EXPECT_TRUE(o->features.no_additional_gids_for_device_nodes);
@@ -157,14 +175,14 @@ TEST(CdiGenerateOptions, FeatureFlagsReachTheGeneratorAndUnknownOnesOnlyWarn) {
 
 TEST(CdiGenerateOptions, VendorDefaultDependsOnTheMode) {
   GenerateCommandOptions c;
-  EXPECT_EQ(generate_options(c, config::Config{}, false, "")->vendor, "nvidia.com");
+  EXPECT_EQ(generate_options(c, config::Config{}, false, tools_path())->vendor, "nvidia.com");
   c.mode = "management";
-  EXPECT_EQ(generate_options(c, config::Config{}, false, "")->vendor, "management.nvidia.com");
+  EXPECT_EQ(generate_options(c, config::Config{}, false, tools_path())->vendor, "management.nvidia.com");
   c.vendor = "example.com";
-  EXPECT_EQ(generate_options(c, config::Config{}, false, "")->vendor, "example.com");
+  EXPECT_EQ(generate_options(c, config::Config{}, false, tools_path())->vendor, "example.com");
   c.mode = "gds";
   c.vendor = "";
-  EXPECT_EQ(generate_options(c, config::Config{}, false, "")->vendor, "nvidia.com");
+  EXPECT_EQ(generate_options(c, config::Config{}, false, tools_path())->vendor, "nvidia.com");
 }
 
 TEST(CdiGenerateOptions, EveryReferenceModeIsAccepted) {
@@ -172,11 +190,11 @@ TEST(CdiGenerateOptions, EveryReferenceModeIsAccepted) {
                         "csv", "wsl"}) {
     GenerateCommandOptions c;
     c.mode = m;
-    EXPECT_TRUE(generate_options(c, config::Config{}, false, "")) << m;
+    EXPECT_TRUE(generate_options(c, config::Config{}, false, tools_path())) << m;
   }
   GenerateCommandOptions c;
   c.mode = "bogus";
-  auto o = generate_options(c, config::Config{}, false, "");
+  auto o = generate_options(c, config::Config{}, false, tools_path());
   ASSERT_FALSE(o);
   EXPECT_NE(o.error().message().find("invalid discovery mode \"bogus\""), std::string::npos);
 }
@@ -198,7 +216,7 @@ TEST(CdiGenerateRender, GdrcopyModeNeedsNoDriverAndNamesItsClass) {
   lookup.nodes[dir.path() + "/dev/gdrdrv"] = cdi::HostDeviceInfo{"c", 508, 0, 0666, 0};
   GenerateCommandOptions c;
   c.mode = "gdrcopy";
-  auto g = generate_options(c, config::Config{}, false, "");
+  auto g = generate_options(c, config::Config{}, false, tools_path());
   ASSERT_TRUE(g);
   auto out = render_generated(c, *g, nullptr, dir.path(), lookup);
   ASSERT_TRUE(out) << out.error().message();
@@ -238,7 +256,7 @@ TEST(CdiGenerateOptions, DefaultCsvFilesAndConfigSearchPathReachTheGenerator) {
   GenerateCommandOptions c;
   EXPECT_EQ(c.csv_files, cdi::kDefaultCsvFiles);
   c.config_search_paths = {"/opt/share"};
-  auto o = generate_options(c, config::Config{}, false, "");
+  auto o = generate_options(c, config::Config{}, false, tools_path());
   ASSERT_TRUE(o);
   EXPECT_EQ(o->config_search_paths, (std::vector<std::string>{"/opt/share"}));
 }
@@ -258,7 +276,7 @@ TEST(CdiGenerateRender, CsvModeUsesTheCsvFlags) {
   c.csv_files = {dir.path() + "/f.csv"};
   c.csv_ignore_patterns = {"nvhost-*"};
   c.csv_compat_container_root = "/compat";
-  auto g = generate_options(c, config::Config{}, false, "");
+  auto g = generate_options(c, config::Config{}, false, tools_path());
   ASSERT_TRUE(g);
   auto out = render_generated(c, *g, nullptr, dir.path(), lookup);
   ASSERT_TRUE(out) << out.error().message();
@@ -276,7 +294,7 @@ TEST(CdiGenerateRender, ModeWithoutItsDevicesFailsValidation) {
   cdi::testing::MapDeviceLookup lookup;
   GenerateCommandOptions c;
   c.mode = "mofed";
-  auto g = generate_options(c, config::Config{}, false, "");
+  auto g = generate_options(c, config::Config{}, false, tools_path());
   ASSERT_TRUE(g);
   auto out = render_generated(c, *g, nullptr, dir.path(), lookup);
   ASSERT_FALSE(out);
@@ -286,7 +304,7 @@ TEST(CdiGenerateRender, ModeWithoutItsDevicesFailsValidation) {
 TEST(CdiGenerateRender, NvmlModeWithoutDriverIsAnError) {
   cdi::testing::MapDeviceLookup lookup;
   GenerateCommandOptions c;
-  auto g = generate_options(c, config::Config{}, false, "");
+  auto g = generate_options(c, config::Config{}, false, tools_path());
   ASSERT_TRUE(g);
   EXPECT_FALSE(render_generated(c, *g, nullptr, "/", lookup));
 }
@@ -297,7 +315,7 @@ TEST(CdiGenerateRender, CoherentAnnotationsAddTheNoncoherentSpecFile) {
   GenerateCommandOptions c;
   c.output = "/etc/cdi/nvidia.yaml";
   c.feature_flags = {"enable-coherent-annotations"};
-  auto g = generate_options(c, config::Config{}, false, "");
+  auto g = generate_options(c, config::Config{}, false, tools_path());
   ASSERT_TRUE(g);
   auto out = render_generated(c, *g, &info, "/driver-root", lookup);
   ASSERT_TRUE(out) << out.error().message();
@@ -310,7 +328,7 @@ TEST(CdiGenerateRender, CoherentAnnotationsAddTheNoncoherentSpecFile) {
   // without the flag: one file
   GenerateCommandOptions plain;
   plain.output = c.output;
-  auto one = render_generated(plain, *generate_options(plain, config::Config{}, false, ""), &info,
+  auto one = render_generated(plain, *generate_options(plain, config::Config{}, false, tools_path()), &info,
                               "/driver-root", lookup);
   ASSERT_TRUE(one);
   EXPECT_EQ(one->size(), 1u);
@@ -324,7 +342,7 @@ TEST(CdiGenerateRender, ManagementModeHasOnlyTheAllDevice) {
   auto info = cdi::testing::golden_info(dir.path());
   GenerateCommandOptions c;
   c.mode = "management";
-  auto g = generate_options(c, config::Config{}, false, "");
+  auto g = generate_options(c, config::Config{}, false, tools_path());
   ASSERT_TRUE(g);
   auto out = render_generated(c, *g, &info, dir.path(), lookup);
   ASSERT_TRUE(out) << out.error().message();
