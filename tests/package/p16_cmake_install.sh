@@ -8,8 +8,11 @@
 # config.toml stays /etc/nvidia-container-runtime/config.toml.
 #
 # Both trees are built from packaging/stage.sh's staged sources with the package builds' flags
-# and ccache, in build directories at the depth of the rpm's: after P1 nearly every object is a
-# cache hit (only what includes the generated install paths is compiled again for /opt/nvct).
+# (dpkg-buildflags, CMAKE_BUILD_TYPE=None, unity build as NVCT_UNITY_BUILD says, as
+# packaging/rpm/nvct.spec's %build) and ccache, in build directories at the depth of the rpm's:
+# after P1 nearly every object is a cache hit (only what includes the generated install paths is
+# compiled again for /opt/nvct). With NVCT_PACKAGE_DIR set, that directory's stage/ and ccache/
+# are used.
 # The /opt/nvct tree is then run from /opt/nvct itself, bind-mounted in this test's private
 # mount namespace over a tmpfs /opt; /etc is an overlay there too.
 source "$(dirname "$0")/lib/pkg.sh"
@@ -33,6 +36,10 @@ CFLAGS="$(flags CFLAGS) $CPPFLAGS_"
 CXXFLAGS="$(flags CXXFLAGS) $CPPFLAGS_"
 LDFLAGS="$(flags LDFLAGS)"
 export CFLAGS CXXFLAGS LDFLAGS
+# As build-rpm.sh: the deb build's SOURCE_DATE_EPOCH (hashed by ccache for __DATE__ users).
+if declare -F nvct_source_date_epoch >/dev/null; then
+  export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(nvct_source_date_epoch)}"
+fi
 nvct_setup_ccache
 
 # build_prefix <prefix> <dir name>: configure + build; prints the build directory.
@@ -40,6 +47,7 @@ build_prefix() {
   local prefix="$1" b="$nvct_stage/$2" start=$SECONDS
   cmake -S "$nvct_stage" -B "$b" -G 'Unix Makefiles' -DCMAKE_BUILD_TYPE=None \
     -DCMAKE_INSTALL_PREFIX="$prefix" -DBUILD_TESTING=OFF -DNVCT_PACKAGE_VERSION="$PKG_V" \
+    -DCMAKE_UNITY_BUILD="${NVCT_UNITY_BUILD:-ON}" \
     -DNVCT_GIT_COMMIT="$commit" >"$T/$2-configure.log" 2>&1 ||
     e2e_die "configuring prefix $prefix failed: $(tail -10 "$T/$2-configure.log")"
   cmake --build "$b" --parallel "$(nproc)" >"$T/$2-build.log" 2>&1 ||
