@@ -104,7 +104,7 @@ int exec_low_level_runtime(const std::string& runtime_path, int argc, char** arg
 
 // This binary is static and cannot dlopen libnvidia-ml.so.1 in a fork of itself, so NVML
 // (jit-cdi mode) runs in the dynamically linked nvidia-container-runtime-nvml helper, looked up
-// next to this binary, then in the install bindir; without it, /proc/driver/nvidia with a warning.
+// next to this binary, then in libexecdir/nvct; without it, /proc/driver/nvidia with a warning.
 // csv mode's requirement check asks libcuda through the same helper.
 Status modify_spec(const config::Config& cfg, const oci::RuntimeArgs& args, const char* argv0) {
   auto helper_dirs = driver::nvml_helper_search_dirs(kInstallHelperDir);
