@@ -19,17 +19,21 @@ for n in "${PKG_NAMES[@]}"; do
 done
 chmod 0644 "$dir"/*.deb
 
-pkg_step "lintian --fail-on error,warning --show-overrides (as nobody)"
+lint() { runuser -u nobody -- env HOME="$dir/home" lintian --tag-display-limit 0 "$@" "${debs[@]}"; }
+pkg_step "lintian --fail-on error,warning (as nobody)"
 rc=0
-runuser -u nobody -- env HOME="$dir/home" lintian --fail-on error,warning --show-overrides \
-  --tag-display-limit 0 "${debs[@]}" >"$dir/out" 2>&1 || rc=$?
+lint --fail-on error,warning >"$dir/out" 2>&1 || rc=$?
 cat "$dir/out"
-check_eq "lintian exits 0" 0 "$rc"
+check_eq "lintian --fail-on error,warning exits 0" 0 "$rc"
 check_eq "no error (E:) tag" "" "$(grep '^E: ' "$dir/out" || true)"
 check_eq "no warning (W:) tag" "" "$(grep '^W: ' "$dir/out" || true)"
+# Listed apart: with --show-overrides, lintian 2.116.3 exits 2 once it shows an override.
+pkg_step "lintian --show-overrides"
+lint --show-overrides >"$dir/overrides" 2>&1 || true
+cat "$dir/overrides"
 check_eq "the overridden tags: only the static shim's" \
   "O: nvidia-container-toolkit-base: statically-linked-binary [usr/bin/nvidia-container-runtime]" \
-  "$(grep '^O: ' "$dir/out" || true)"
+  "$(grep '^O: ' "$dir/overrides" || true)"
 
 pkg_step "the override files the packages ship"
 for n in "${PKG_NAMES[@]}"; do
