@@ -28,13 +28,15 @@ T="$E2E_TMP"
 GPU0="GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-11111111-2222-3333-4444-555555555550)"
 IMAGE=nvct-pkg-p15:latest
 
-# What the host has before, read through pid 1's root (the host's mount namespace).
+# The host's files this test must not change: taken before the overlays go up and again after
+# they are taken down at the end (this namespace then sees the host's own files).
 host_state() {
   local f
   for f in /etc/docker/daemon.json /etc/containerd/config.toml /etc/containerd/conf.d \
-    /etc/nvidia-container-runtime /usr/bin/nvidia-ctk /usr/bin/nvidia-container-runtime-hook; do
-    if [ -e "/proc/1/root$f" ]; then
-      echo "$f $(find "/proc/1/root$f" -maxdepth 0 -printf '%y %s %T@')"
+    /etc/nvidia-container-runtime /usr/bin/nvidia-ctk /usr/bin/nvidia-container-runtime-hook \
+    /var/lib/containerd/opt; do
+    if [ -e "$f" ]; then
+      echo "$f $(find "$f" -maxdepth 0 -printf '%y %s %T@') $(find "$f" -type f -exec sha256sum {} + 2>/dev/null | sort | sha256sum | cut -c1-16)"
     else
       echo "$f absent"
     fi
@@ -58,8 +60,9 @@ mount -t overlay nvct-p15-var-lib -o "lowerdir=/var/lib,upperdir=$T/up/var-lib,w
 mount -t tmpfs -o mode=0755 nvct-p15-run /run
 mkdir -p /etc/cdi
 mount -t tmpfs -o mode=0755 nvct-p15-cdi /etc/cdi
+OVERLAYS="/etc/cdi /run /var/lib /etc /usr"
 # Runs after the daemons' cleanups (registered later, run earlier).
-e2e_on_exit "umount -l /etc/cdi /run /var/lib /etc /usr"
+e2e_on_exit "umount -l $OVERLAYS"
 for b in nvidia-container-runtime nvidia-ctk nvidia-cdi-hook nvidia-container-runtime-hook \
   nvidia-container-toolkit nvidia-container-cli; do
   check "/usr/bin/$b is the packaged one" cmp -s "/usr/bin/$b" "$X/usr/bin/$b"
@@ -218,5 +221,15 @@ else
   failed "podman run --device nvidia.com/gpu=all failed: $(tr '\n' ' ' <"$P/run.err")"
 fi
 
-check_eq "the host's files are as before (read through /proc/1/root)" "$host_before" "$(host_state)"
+pkg_step "the host's own files, the overlays taken down"
+"${PODMAN[@]}" rm -af >/dev/null 2>&1 || true
+_stop_shims "$C/containerd.sock"
+_stop_pidfile "$C/containerd.pid"
+_stop_shims "$D/containerd.sock"
+_stop_pidfile "$D/containerd.pid"
+# shellcheck disable=SC2086  # a list of mount points
+umount -l $OVERLAYS
+check_eq "/usr, /etc and /var/lib are the host's again (no overlay)" "" \
+  "$(findmnt -n -o TARGET,FSTYPE /usr /etc /var/lib 2>/dev/null | awk '$2 == "overlay"')"
+check_eq "the host's files are as before" "$host_before" "$(host_state)"
 e2e_finish
