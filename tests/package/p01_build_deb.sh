@@ -9,7 +9,7 @@ if [ -n "${NVCT_PACKAGE_DIR:-}" ]; then
   echo "# NVCT_PACKAGE_DIR=$PKG_DIR: checking the prebuilt packages there, not building"
 else
   [ -x "$NVCT_SOURCE_DIR/scripts/package.sh" ] || e2e_die "scripts/package.sh is missing"
-  require_cmd dpkg-buildpackage dh fakeroot help2man
+  pkg_require_cmd dpkg-buildpackage dh fakeroot help2man
   mkdir -p "$PKG_WORK"
   log="$PKG_WORK/build-deb.log"
   pkg_step "scripts/package.sh deb (log: $log)"

@@ -4,12 +4,12 @@
 # With NVCT_PACKAGE_DIR set, the packages there are checked instead.
 source "$(dirname "$0")/lib/pkg.sh"
 
-require_cmd rpm
+pkg_require_cmd rpm
 if [ -n "${NVCT_PACKAGE_DIR:-}" ]; then
   echo "# NVCT_PACKAGE_DIR=$PKG_DIR: checking the prebuilt packages there, not building"
 else
   [ -x "$NVCT_SOURCE_DIR/scripts/package.sh" ] || e2e_die "scripts/package.sh is missing"
-  require_cmd rpmbuild dpkg-buildflags
+  pkg_require_cmd rpmbuild dpkg-buildflags
   mkdir -p "$PKG_WORK"
   log="$PKG_WORK/build-rpm.log"
   pkg_step "scripts/package.sh rpm (log: $log)"

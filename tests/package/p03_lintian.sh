@@ -4,7 +4,7 @@
 # package is the one of spec/packaging.md §4.6 (statically-linked-binary for the static shim).
 source "$(dirname "$0")/lib/pkg.sh"
 
-require_cmd lintian runuser
+pkg_require_cmd lintian runuser
 id nobody >/dev/null 2>&1 || e2e_die "no user 'nobody' to run lintian as"
 pkg_require_debs
 

@@ -6,7 +6,7 @@
 # and the scriptlets (no unexpanded %macro, valid sh).
 source "$(dirname "$0")/lib/pkg.sh"
 
-require_cmd rpm
+pkg_require_cmd rpm
 pkg_require_debs
 V="$PKG_V"
 BASE=nvidia-container-toolkit-base

@@ -11,7 +11,7 @@
 source "$(dirname "$0")/lib/pkg.sh"
 source "$(dirname "$0")/lib/root.sh"
 
-require_cmd perl md5sum sha256sum
+pkg_require_cmd perl md5sum sha256sum
 pkg_require_debs
 V="$PKG_V"
 last="${V: -1}"

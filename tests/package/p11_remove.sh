@@ -7,7 +7,7 @@
 source "$(dirname "$0")/lib/pkg.sh"
 source "$(dirname "$0")/lib/root.sh"
 
-require_cmd jq
+pkg_require_cmd jq
 pkg_require_debs
 pkg_require_mock_driver
 REMOVE=(remove nvidia-container-toolkit nvidia-container-toolkit-base libnvidia-container-tools)

@@ -21,7 +21,7 @@ source "$NVCT_SOURCE_DIR/tests/e2e/lib/rootfs.sh"
 source "$NVCT_SOURCE_DIR/tests/e2e/lib/dockerd.sh"
 source "$NVCT_SOURCE_DIR/tests/e2e/lib/containerd.sh"
 
-require_cmd docker dockerd containerd containerd-shim-runc-v2 ctr podman runc jq busybox
+pkg_require_cmd docker dockerd containerd containerd-shim-runc-v2 ctr podman runc jq busybox
 pkg_require_debs
 pkg_require_mock_driver
 T="$E2E_TMP"

@@ -18,7 +18,7 @@
 source "$(dirname "$0")/lib/pkg.sh"
 source "$NVCT_SOURCE_DIR/tests/e2e/lib/containerd.sh"
 
-require_cmd dpkg-buildflags
+pkg_require_cmd dpkg-buildflags
 pkg_require_mock_driver
 T="$E2E_TMP"
 [ -f "$NVCT_SOURCE_DIR/packaging/stage.sh" ] || e2e_die "packaging/stage.sh is missing"

@@ -13,7 +13,7 @@
 source "$(dirname "$0")/lib/pkg.sh"
 source "$(dirname "$0")/lib/root.sh"
 
-require_cmd mmdebstrap sha256sum
+pkg_require_cmd mmdebstrap sha256sum
 suite=bookworm
 includes=systemd,udev,apt-utils
 sources="${NVCT_PKG_APT_SOURCES:-}"

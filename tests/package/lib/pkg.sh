@@ -14,6 +14,7 @@
 #                         "<mode> <path>[ -> <target>]" (mode as dpkg-deb prints it), by path
 #   pkg_deb_list_expected <package>   that package's section of data/deb-files.txt
 #   pkg_require_debs      fails unless the five .debs at V exist (the P1 fixture)
+#   pkg_require_cmd <cmd>...  fails, naming the Debian package, when a command is missing
 #   pkg_require_mock_driver   fails unless the mock driver is built in $NVCT_BUILD_DIR
 #   pkg_mock_root <dir> [topology]   a mock driver root (tests/mock-driver) at <dir>
 # Root and apt helpers are in lib/root.sh.
@@ -57,7 +58,27 @@ e2e_on_exit _pkg_umount_tmp
 # Prints a line saying what the next checks are about.
 pkg_step() { echo "# --- $*"; }
 
-require_cmd dpkg-deb dpkg cmake
+# pkg_require_cmd <command>...: fails, naming the Debian package to install, when one is missing.
+pkg_require_cmd() {
+  local c p
+  for c in "$@"; do
+    command -v "$c" >/dev/null 2>&1 && continue
+    case "$c" in
+      apt-ftparchive) p=apt-utils ;;
+      dh) p=debhelper ;;
+      dpkg-buildpackage | dpkg-buildflags | dpkg-architecture) p=dpkg-dev ;;
+      rpmbuild) p=rpm ;;
+      docker | dockerd) p=docker.io ;;
+      ctr | containerd-shim-runc-v2) p=containerd ;;
+      busybox) p=busybox-static ;;
+      runuser | unshare | findmnt) p=util-linux ;;
+      md5sum | sha256sum) p=coreutils ;;
+      *) p="$c" ;;
+    esac
+    e2e_die "required command '$c' not found: apt-get install $p (scripts/install-deps.sh installs it)"
+  done
+}
+pkg_require_cmd dpkg-deb dpkg cmake
 PKG_ARCH="$(dpkg --print-architecture)"
 case "$PKG_ARCH" in
   amd64) PKG_RPM_ARCH=x86_64 ;;

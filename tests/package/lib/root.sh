@@ -89,7 +89,7 @@ pkg_add_repo() {
 pkg_make_repo() {
   local dir="$1" deb
   shift
-  require_cmd apt-ftparchive
+  pkg_require_cmd apt-ftparchive
   rm -rf "$dir"
   mkdir -p "$dir"
   for deb in "$@"; do
