@@ -100,4 +100,12 @@ check_eq "runc run with the hooks exits 0 ($out)" 0 "$rc"
 check_eq "the container sees the link, the cache entry and the mode" \
   "$(printf 'libm.so.6\n1\n750')" "$out"
 
+# --version: its own name and the nvct version (the one CMake generated), exit 0.
+want_version="$(sed -n 's/.*kVersion = "\(.*\)";/\1/p' "$NVCT_BUILD_DIR/include/nvct/base/version_info.hpp")"
+rc=0
+out="$("$HOOK" --version 2>&1)" || rc=$?
+check_eq "nvidia-cdi-hook --version exits 0" 0 "$rc"
+check_eq "nvidia-cdi-hook --version names itself and the version" \
+  "NVIDIA CDI Hook version $want_version" "$(printf '%s\n' "$out" | head -n1)"
+
 e2e_finish

@@ -1,10 +1,13 @@
 // nvidia-cdi-hook: the hooks that CDI specs inject (spec/cdi.md §8). main() only wires the
 // logging options and the hook subcommands shared with `nvidia-ctk hook`.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <exception>
 
 #include "nvct/base/log.hpp"
+#include "nvct/base/version_info.hpp"
 #include "nvct/cdi_hooks/cli.hpp"
 #include "nvct/mount/bind.hpp"
 #include "nvct/mount/in_root.hpp"
@@ -20,6 +23,11 @@ int main(int argc, char** argv) {
       nvct::mount::force_classic_mount_api(true);
     }
     CLI::App app("NVIDIA CDI hooks", "nvidia-cdi-hook");
+    // Its own name and the nvct version, as every binary's --version (spec/packaging.md §4.1).
+    app.set_version_flag("-v,--version",
+                         fmt::format("NVIDIA CDI Hook version {}\ncommit: {}", nvct::kVersion,
+                                     nvct::kGitCommit),
+                         "print the version");
     bool debug = false, quiet = false;
     app.add_flag("-d,--debug", debug, "Enable debug-level logging")->envname("NVIDIA_CTK_DEBUG");
     app.add_flag("--quiet", quiet, "Suppress all output except for errors")
