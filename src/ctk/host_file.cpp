@@ -11,16 +11,11 @@
 
 #include "nvct/base/file.hpp"
 #include "nvct/base/log.hpp"
+#include "nvct/base/strings.hpp"
 
 namespace nvct::ctk {
 
 namespace {
-
-std::string dir_of(const std::string& path) {
-  auto slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
 
 Status make_dirs(const std::string& dir) {
   if (dir.empty() || dir == "/" || dir == ".") return ok();
@@ -29,7 +24,7 @@ Status make_dirs(const std::string& dir) {
     if (!S_ISDIR(st.st_mode)) return fail(ENOTDIR, fmt::format("{} is not a directory", dir));
     return ok();
   }
-  NVCT_TRY(make_dirs(dir_of(dir)));
+  NVCT_TRY(make_dirs(strings::dirname(dir)));
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
     return fail_errno(fmt::format("create directory {}", dir));
   return ok();
@@ -37,9 +32,7 @@ Status make_dirs(const std::string& dir) {
 
 // "<dir>/.<name>.lock" next to the target.
 std::string lock_file_of(const std::string& target) {
-  auto slash = target.rfind('/');
-  std::string name = slash == std::string::npos ? target : target.substr(slash + 1);
-  return dir_of(target) + "/." + name + ".lock";
+  return strings::dirname(target) + "/." + std::string(strings::basename(target)) + ".lock";
 }
 
 HostFileStamp stamp_of(const struct stat& st) {
@@ -68,14 +61,14 @@ Result<std::string> resolve_host_file(const std::string& path) {
     ssize_t n = ::readlink(current.c_str(), buf, sizeof buf - 1);
     if (n < 0) return fail_errno(fmt::format("read link {}", current));
     std::string target(buf, static_cast<std::size_t>(n));
-    current = target.front() == '/' ? target : dir_of(current) + "/" + target;
+    current = target.front() == '/' ? target : strings::dirname(current) + "/" + target;
   }
   return fail(ELOOP, fmt::format("resolve {}: too many levels of symbolic links", path));
 }
 
 Result<HostFileLock> HostFileLock::acquire(const std::string& target,
                                            std::chrono::milliseconds timeout) {
-  NVCT_TRY(make_dirs(dir_of(target)));
+  NVCT_TRY(make_dirs(strings::dirname(target)));
   std::string lock_path = lock_file_of(target);
   unique_fd fd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
   if (!fd) return fail_errno(fmt::format("open lock file {}", lock_path));
@@ -104,8 +97,13 @@ Result<HostFileContent> read_host_file(const std::string& path) {
   return HostFileContent{std::move(text), stamp_of(st)};
 }
 
-Status replace_host_file(const std::string& path, std::string_view text,
-                         const HostFileStamp& read_stamp, ReplaceOptions options) {
+namespace {
+
+// The file must still be the one that was read (same stamp, or still absent); with
+// options.backup an existing file is first copied to <path>.bak with its mode. Returns whether
+// the file exists. `verb` names what is refused otherwise ("written", "removed").
+Result<bool> check_unchanged_and_back_up(const std::string& path, const HostFileStamp& read_stamp,
+                                         ReplaceOptions options, std::string_view verb) {
   HostFileStamp now;
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {
@@ -115,42 +113,36 @@ Status replace_host_file(const std::string& path, std::string_view text,
   }
   if (!(now == read_stamp))
     return fail(EAGAIN, fmt::format("{} was changed by another program while it was being "
-                                    "edited; nothing written, run the command again",
-                                    path));
-  NVCT_TRY(make_dirs(dir_of(path)));
-  if (options.backup && read_stamp.exists) {
+                                    "edited; nothing {}, run the command again",
+                                    path, verb));
+  if (options.backup && now.exists) {
     NVCT_ASSIGN_OR_RETURN(auto old, read_file(path));
     NVCT_TRY(
         with_context(write_file_atomic(path + ".bak", old, {.default_mode = st.st_mode & 07777}),
                      "back up the old file"));
   }
+  return now.exists;
+}
+
+}  // namespace
+
+Status replace_host_file(const std::string& path, std::string_view text,
+                         const HostFileStamp& read_stamp, ReplaceOptions options) {
+  NVCT_TRY(check_unchanged_and_back_up(path, read_stamp, options, "written"));
+  NVCT_TRY(make_dirs(strings::dirname(path)));
   return write_file_atomic(path, text);
 }
 
 Status remove_host_file(const std::string& path, const HostFileStamp& read_stamp,
                         ReplaceOptions options) {
-  struct stat st {};
-  HostFileStamp now;
-  if (::lstat(path.c_str(), &st) == 0) {
-    now = stamp_of(st);
-  } else if (errno != ENOENT) {
-    return fail_errno(fmt::format("stat {}", path));
-  }
-  if (!(now == read_stamp))
-    return fail(EAGAIN, fmt::format("{} was changed by another program while it was being "
-                                    "edited; nothing removed, run the command again",
-                                    path));
-  if (!now.exists) return ok();
-  if (options.backup) {
-    NVCT_ASSIGN_OR_RETURN(auto old, read_file(path));
-    NVCT_TRY(
-        with_context(write_file_atomic(path + ".bak", old, {.default_mode = st.st_mode & 07777}),
-                     "back up the old file"));
-  }
+  NVCT_ASSIGN_OR_RETURN(bool exists,
+                        check_unchanged_and_back_up(path, read_stamp, options, "removed"));
+  if (!exists) return ok();
   if (::unlink(path.c_str()) != 0) return fail_errno(fmt::format("remove {}", path));
-  unique_fd dir(::open(dir_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  unique_fd dir(::open(strings::dirname(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir || ::fsync(dir.get()) != 0)
-    return fail_errno(fmt::format("sync directory {} after removing {}", dir_of(path), path));
+    return fail_errno(
+        fmt::format("sync directory {} after removing {}", strings::dirname(path), path));
   return ok();
 }
 
