@@ -165,9 +165,10 @@ Result<NvmlProcessOptions> parse_nvml_helper_args(const std::vector<std::string>
   return o;
 }
 
-std::vector<std::string> nvml_helper_search_dirs(const std::string& helper_dir) {
+std::vector<std::string> nvml_helper_search_dirs(const std::string& helper_dir,
+                                                 const std::string& self_dir) {
   // No PATH: the helper is internal to the shim, which trusts only its own install.
-  return program_search_dirs(self_exe_dir(), "", helper_dir);
+  return program_search_dirs(self_dir, "", helper_dir);
 }
 
 Result<std::string> find_nvml_helper(const std::vector<std::string>& dirs) {

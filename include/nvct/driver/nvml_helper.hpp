@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "nvct/base/error.hpp"
+#include "nvct/base/program_path.hpp"
 #include "nvct/driver/cuda_driver_query.hpp"
 #include "nvct/driver/nvml_process.hpp"
 
@@ -66,10 +67,11 @@ std::vector<std::string> cuda_helper_argv(const std::string& helper,
 // parse_nvml_helper_args.
 Result<HelperRequest> parse_helper_request(const std::vector<std::string>& args);
 
-// The directory of /proc/self/exe, then `helper_dir`, the helper's install directory as
-// configured at build time (the shim passes kInstallHelperDir, libexecdir/nvct); without
-// duplicates or relative entries.
-std::vector<std::string> nvml_helper_search_dirs(const std::string& helper_dir);
+// `self_dir` (the directory of /proc/self/exe unless the caller already has it), then
+// `helper_dir`, the helper's install directory as configured at build time (the shim passes
+// kInstallHelperDir, libexecdir/nvct); without duplicates or relative entries.
+std::vector<std::string> nvml_helper_search_dirs(const std::string& helper_dir,
+                                                 const std::string& self_dir = self_exe_dir());
 
 // The first acceptable kNvmlHelperName in `dirs`. The error lists every directory tried and why
 // each candidate was refused.

@@ -107,7 +107,9 @@ int exec_low_level_runtime(const std::string& runtime_path, int argc, char** arg
 // next to this binary, then in libexecdir/nvct; without it, /proc/driver/nvidia with a warning.
 // csv mode's requirement check asks libcuda through the same helper.
 Status modify_spec(const config::Config& cfg, const oci::RuntimeArgs& args, const char* argv0) {
-  auto helper_dirs = driver::nvml_helper_search_dirs(kInstallHelperDir);
+  // One readlink of /proc/self/exe per create serves both lookups below.
+  const std::string self_dir = self_exe_dir();
+  auto helper_dirs = driver::nvml_helper_search_dirs(kInstallHelperDir, self_dir);
   driver::set_nvml_process_runner(driver::nvml_helper_runner(helper_dirs));
   auto mode_name = runtime::effective_mode_name(cfg.runtime.mode, argv0);
   NVCT_ASSIGN_OR_RETURN(auto mode, runtime::resolve_mode(mode_name));
@@ -126,8 +128,8 @@ Status modify_spec(const config::Config& cfg, const oci::RuntimeArgs& args, cons
   } else {
     setting += " (default; no " + path + ")";
   }
-  options.hook_path =
-      runtime::resolve_hook_path(cfg.hook.path, program_search_dirs(path_env()), probe, setting);
+  options.hook_path = runtime::resolve_hook_path(
+      cfg.hook.path, program_search_dirs(self_dir, path_env(), kInstallBindir), probe, setting);
   log::debug("{} in bundle \"{}\": mode {}, hook {}", args.subcommand, args.bundle,
              runtime::mode_name(mode),
              options.hook_path ? *options.hook_path : options.hook_path.error().message());
