@@ -99,29 +99,8 @@ check_eq "daemon.json: runtimes.nvidia" '{"args":[],"path":"nvidia-container-run
   "$(jq -c .runtimes.nvidia /etc/docker/daemon.json)"
 
 D="$T/docker"
-mkdir -p "$D"/{containerd-root,containerd-state,data,exec}
-cat >"$D/containerd.toml" <<TOML
-version = 2
-root = "$D/containerd-root"
-state = "$D/containerd-state"
-disabled_plugins = ["io.containerd.grpc.v1.cri"]
-[grpc]
-  address = "$D/containerd.sock"
-[ttrpc]
-  address = "$D/containerd.ttrpc.sock"
-TOML
-containerd --config "$D/containerd.toml" >"$D/containerd.log" 2>&1 &
-echo $! >"$D/containerd.pid"
-e2e_on_exit "_stop_shims '$D/containerd.sock'; _stop_pidfile '$D/containerd.pid'; umount -R '$D/containerd-state' '$D/exec' '$D/data' 2>/dev/null"
-_wait_for 100 test -S "$D/containerd.sock" || e2e_die "dockerd's containerd did not start: $(tail -5 "$D/containerd.log")"
-# dockerd reads the daemon.json nvidia-ctk wrote (/etc/docker/daemon.json, the default).
-dockerd --containerd "$D/containerd.sock" --data-root "$D/data" --exec-root "$D/exec" \
-  --pidfile "$D/docker.pid" -H "unix://$D/docker.sock" --iptables=false --ip6tables=false \
-  --bridge=none --storage-driver=vfs >"$D/dockerd.log" 2>&1 &
-echo $! >"$D/dockerd.pid"
-e2e_on_exit "_stop_pidfile '$D/dockerd.pid'"
-export DOCKER_HOST="unix://$D/docker.sock"
-_wait_for 150 docker version || e2e_die "dockerd did not start: $(tail -10 "$D/dockerd.log")"
+# No test daemon.json: dockerd reads the /etc/docker/daemon.json nvidia-ctk wrote (the default).
+start_private_dockerd "$D" ""
 check_eq "docker info lists the nvidia runtime" nvidia-container-runtime \
   "$(docker info --format '{{json .Runtimes}}' | jq -r .nvidia.path)"
 docker import "$T/image.tar" "$IMAGE" >/dev/null || e2e_die "docker import failed"

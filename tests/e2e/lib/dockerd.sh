@@ -4,7 +4,9 @@
 # no iptables, no bridge, vfs storage), with the nvct shim registered as runtime "nvidia" in a
 # test-only daemon.json. Both are stopped by the test's EXIT trap; the system's containerd and
 # dockerd, if any, are never touched. Images come from local rootfs tarballs (`docker import`).
-#   start_private_dockerd <dir> <shim-path>   exports DOCKER_HOST
+#   start_private_dockerd <dir> <shim-path>   exports DOCKER_HOST; with "" as the shim, dockerd
+#                                             reads the default /etc/docker/daemon.json instead
+#                                             (a test that overlays /etc, as the package tests)
 #   docker_import_rootfs <rootfs-dir> <image-name>
 # Source after common.sh.
 
@@ -67,8 +69,12 @@ TOML
     e2e_die "private containerd did not start"
   fi
 
-  jq -n --arg shim "$shim" '{runtimes: {nvidia: {path: $shim}}}' >"$dir/daemon.json"
-  dockerd --config-file "$dir/daemon.json" --containerd "$csock" \
+  local config_args=()
+  if [ -n "$shim" ]; then
+    jq -n --arg shim "$shim" '{runtimes: {nvidia: {path: $shim}}}' >"$dir/daemon.json"
+    config_args=(--config-file "$dir/daemon.json")
+  fi
+  dockerd "${config_args[@]}" --containerd "$csock" \
     --data-root "$dir/data" --exec-root "$dir/exec" --pidfile "$dir/docker.pid" \
     -H "unix://$dsock" --iptables=false --ip6tables=false --bridge=none \
     --storage-driver=vfs >"$dir/dockerd.log" 2>&1 &
