@@ -2,9 +2,11 @@
 # Builds container root filesystems and bundles from local files only (no registry, no network).
 #   make_rootfs <dir> [busybox|glibc]
 #     busybox: busybox-static with its applets linked into /bin, minimal /etc.
-#     glibc:   busybox + the host's libc.so.6 and ld-linux-x86-64.so.2 in /lib/x86_64-linux-gnu
-#              (+ /lib64 link), the host's static /sbin/ldconfig, /etc/ld.so.conf(.d) and
-#              /etc/debian_version, so driver libraries load and `ldconfig -p` works inside.
+#     glibc:   busybox + the host's libc.so.6, ld-linux-x86-64.so.2 and the glibc libraries a
+#              real driver's libraries need (libm, libdl, libpthread, librt) in
+#              /lib/x86_64-linux-gnu (+ /lib64 link), the host's static /sbin/ldconfig,
+#              /etc/ld.so.conf(.d) and /etc/debian_version, so driver libraries load and
+#              `ldconfig -p` works inside.
 #   make_bundle <bundle> [variant] [args...]: <bundle>/rootfs + a config.json from `runc spec`
 #     with terminal=false and the given process args (default: sh -c 'echo ok').
 #   bundle_set_env <bundle> NAME=VALUE...: appends to process.env.
@@ -41,6 +43,10 @@ _rootfs_glibc() {
   _is_static /sbin/ldconfig || e2e_die "/sbin/ldconfig is not static"
   mkdir -p "$root$lib" "$root/lib64" "$root/usr$lib" "$root/etc/ld.so.conf.d"
   cp -L "$lib/libc.so.6" "$lib/ld-linux-x86-64.so.2" "$root$lib/"
+  # libcuda, libnvidia-ml and nvidia-smi of a real driver are linked against these.
+  for f in libm.so.6 libdl.so.2 libpthread.so.0 librt.so.1; do
+    if [ -e "$lib/$f" ]; then cp -L "$lib/$f" "$root$lib/"; fi
+  done
   ln -sf "..$lib/ld-linux-x86-64.so.2" "$root/lib64/ld-linux-x86-64.so.2"
   rm -f "$root/sbin/ldconfig"
   cp -L /sbin/ldconfig "$root/sbin/ldconfig"
