@@ -13,8 +13,12 @@ source "$(dirname "$0")/lib/gpu.sh"
 require_cmd containerd python3
 ctk="$(nvct_bin nvidia-ctk)"
 cri='io.containerd.grpc.v1.cri'
-runtime_path=/usr/local/nvct/bin/nvidia-container-runtime
 dir="$E2E_TMP"
+# The runtime path written must be an executable file (a stand-in: containerd only records it).
+runtime_path="$dir/nvct/bin/nvidia-container-runtime"
+mkdir -p "$dir/nvct/bin"
+printf '#!/bin/sh\n' >"$runtime_path"
+chmod 0755 "$runtime_path"
 
 write_main() {
   cat >"$dir/config.toml" <<'TOML'
@@ -127,7 +131,8 @@ check_eq "v1: BinaryName visible to containerd" "\"$runtime_path\"" \
 if [ "$(containerd_major)" = 1 ]; then
   printf 'version = 3\n' >"$dir/v3.toml"
   if "$ctk" runtime configure --runtime=containerd --config "$dir/v3.toml" \
-    --drop-in-config "$dir/v3.d/99-nvidia.toml" 2>"$dir/v3.log"; then
+    --drop-in-config "$dir/v3.d/99-nvidia.toml" --nvidia-runtime-path "$runtime_path" \
+    2>"$dir/v3.log"; then
     failed "v3 on containerd 1.x: expected exit 1"
   else
     pass "v3 on containerd 1.x: exit 1"

@@ -11,6 +11,10 @@ source "$(dirname "$0")/lib/containerd.sh"
 
 require_cmd jq python3
 ctk="$(nvct_bin nvidia-ctk)"
+# Configure needs the programs it names: docker's bare nvidia-container-runtime on PATH, and
+# the built hook for oci-hook mode (--remove needs neither).
+export PATH="$NVCT_BUILD_DIR/bin:$PATH"
+hook="$(nvct_bin nvidia-container-runtime-hook)"
 cri='io.containerd.grpc.v1.cri'
 dir="$E2E_TMP"
 # Stand-ins for the runtimes exist while configure runs and are deleted before every --remove:
@@ -178,7 +182,7 @@ check_eq "in place: sandbox_image kept" '"registry.example/pause:3.9"' \
 
 write_main
 run_ctk "$dir/configure.log" runtime configure --runtime=containerd --config "$c/config.toml" \
-  --drop-in-config "" --set-as-default
+  --drop-in-config "" --set-as-default --nvidia-runtime-path "$(shim_bin)"
 run_ctk "$c/inplace2.log" runtime configure --remove --runtime=containerd --config "$c/config.toml" \
   --drop-in-config ""
 check_eq "in place: a default naming our runtime becomes runc" '"runc"' \
@@ -208,7 +212,7 @@ check "crio: missing drop-in: nothing created" test ! -e "$o/none.d"
 # --- oci-hook ---
 h="$dir/hooks.d"
 run_ctk "$dir/configure.log" runtime configure --runtime=crio --config-mode=oci-hook \
-  --oci-hook-path "$h/oci-nvidia-hook.json"
+  --oci-hook-path "$h/oci-nvidia-hook.json" --nvidia-runtime-hook-path "$hook"
 check "oci-hook: hook file written" test -s "$h/oci-nvidia-hook.json"
 run_ctk "$dir/hook.log" runtime configure --remove --runtime=crio --config-mode=oci-hook \
   --oci-hook-path "$h/oci-nvidia-hook.json"

@@ -2,11 +2,14 @@
 # Host-config write safety of nvidia-ctk runtime configure (spec/ctk.md §2, security checklist
 # #38 and #46): runs on one daemon.json at the same time all land (they queue on the sidecar lock
 # file), a holder of that lock makes a run wait, and a writer killed with SIGKILL at any point
-# leaves either the old or the new file, never a partial one.
+# leaves either the old or the new file, never a partial one; a runtime that is not there (not on
+# PATH, or a missing --nvidia-runtime-path) is an error that writes nothing, a warning with --dry-run.
 source "$(dirname "$0")/lib/common.sh"
 
 require_cmd jq python3 flock
 ctk="$(nvct_bin nvidia-ctk)"
+# docker's default runtime, the bare name nvidia-container-runtime, must be on PATH.
+export PATH="$NVCT_BUILD_DIR/bin:$PATH"
 dir="$E2E_TMP"
 cfg="$dir/daemon.json"
 
@@ -87,5 +90,31 @@ check "after kills: a run succeeds" "$ctk" --quiet runtime configure --config "$
   --nvidia-runtime-name after
 check_eq "after kills: its runtime landed" '"nvidia-container-runtime"' \
   "$(jq '.runtimes.after.path' "$cfg")"
+
+# --- a runtime that is not there is never written (spec/packaging.md §4.3) ---
+echo '{"log-driver": "local"}' >"$dir/missing.json"
+cp "$dir/missing.json" "$dir/missing.seed"
+if PATH=/usr/sbin:/usr/bin:/sbin:/bin "$ctk" runtime configure --config "$dir/missing.json" \
+  2>"$dir/missing.err"; then
+  failed "missing runtime on PATH: expected exit 1"
+else
+  check_contains "missing runtime on PATH: the error names it, PATH and the flag" \
+    "nvidia-container-runtime (--nvidia-runtime-path) is not in any directory of PATH (/usr/sbin:" \
+    "$(cat "$dir/missing.err")"
+fi
+if "$ctk" runtime configure --runtime=containerd --config "$dir/missing.toml" \
+  --nvidia-runtime-path "$dir/none/nvidia-container-runtime" 2>"$dir/missing2.err"; then
+  failed "missing runtime path: expected exit 1"
+else
+  check_contains "missing runtime path: the error names the path and the flag" \
+    "$dir/none/nvidia-container-runtime (--nvidia-runtime-path) is not an executable file" \
+    "$(cat "$dir/missing2.err")"
+fi
+check "missing runtime: daemon.json untouched" cmp -s "$dir/missing.json" "$dir/missing.seed"
+check "missing runtime: no containerd file created" test ! -e "$dir/missing.toml"
+out="$(PATH=/usr/sbin:/usr/bin:/sbin:/bin "$ctk" runtime configure --dry-run \
+  --config "$dir/missing.json" 2>"$dir/missing3.err")" || failed "--dry-run with a missing runtime failed"
+check_contains "--dry-run with a missing runtime: printed" '"nvidia-container-runtime"' "$out"
+check_contains "--dry-run with a missing runtime: warned" "level=warning" "$(cat "$dir/missing3.err")"
 
 e2e_finish

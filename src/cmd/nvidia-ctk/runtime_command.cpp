@@ -2,14 +2,27 @@
 // ctk::ConfigureOptions.
 #include "runtime_command.hpp"
 
+#include <cstdlib>
 #include <iostream>
 #include <memory>
+
+#include <fmt/format.h>
+
+#include "nvct/base/log.hpp"
 
 namespace nvct::cmd::nvidia_ctk {
 
 Status run_runtime_configure(const ctk::ConfigureOptions& options, ctk::CommandRunner& runner,
                              std::ostream& out) {
   NVCT_ASSIGN_OR_RETURN(auto normalized, ctk::normalize_options(options));
+  if (!normalized.remove) {
+    const char* path_env = std::getenv("PATH");
+    auto checked = ctk::check_configured_program(normalized, path_env ? path_env : "");
+    if (!checked && !normalized.dry_run)
+      return tl::unexpected(checked.error().context(
+          fmt::format("unable to configure {}; nothing was written", normalized.runtime)));
+    if (!checked) log::warn("{}", checked.error().message());
+  }
   NVCT_ASSIGN_OR_RETURN(auto text, ctk::configure_runtime(normalized, runner));
   out << text;
   out.flush();

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -33,14 +36,37 @@ int run_cli(std::vector<std::string> args) {
   return globals.exit_code;
 }
 
+// An executable file at dir/<rel> (the configured programs must exist).
+std::string program(const TempDir& dir, const std::string& rel) {
+  auto path = dir.write(rel, "#!/bin/sh\n");
+  ::chmod(path.c_str(), 0755);
+  return path;
+}
+
+// PATH set to `value` for one test (docker's default runtime is looked up in PATH).
+class ScopedPath {
+ public:
+  explicit ScopedPath(const std::string& value) {
+    if (const char* old = std::getenv("PATH")) old_ = old;
+    ::setenv("PATH", value.c_str(), 1);
+  }
+  ~ScopedPath() { ::setenv("PATH", old_.c_str(), 1); }
+  ScopedPath(const ScopedPath&) = delete;
+  ScopedPath& operator=(const ScopedPath&) = delete;
+
+ private:
+  std::string old_;
+};
+
 TEST(RuntimeCommand, DockerFlagsAndAliasesReachTheFile) {
   TempDir dir;
   auto path = dir.write("daemon.json", "{}");
+  auto runtime = program(dir, "opt/nv-runtime");
   ASSERT_EQ(run_cli({"runtime", "configure", "--config", path, "--nvidia-runtime-name", "nv",
-                     "--runtime-path", "/opt/nv-runtime", "--set-as-default", "--enable-cdi"}),
+                     "--runtime-path", runtime, "--set-as-default", "--enable-cdi"}),
             0);
   auto doc = nlohmann::json::parse(dir.read("daemon.json"));
-  EXPECT_EQ(doc["runtimes"]["nv"]["path"], "/opt/nv-runtime");
+  EXPECT_EQ(doc["runtimes"]["nv"]["path"], runtime);
   EXPECT_EQ(doc["default-runtime"], "nv");
   EXPECT_EQ(doc["features"]["cdi"], true);
 }
@@ -48,13 +74,16 @@ TEST(RuntimeCommand, DockerFlagsAndAliasesReachTheFile) {
 TEST(RuntimeCommand, LongFlagNamesAreAccepted) {
   TempDir dir;
   auto path = dir.write("daemon.json", "{}");
+  auto runtime = program(dir, "p");
+  ScopedPath on_path(dir / "bin");
+  program(dir, "bin/nvidia-container-runtime");
   ASSERT_EQ(run_cli({"runtime", "configure", "--runtime=docker", "--config=" + path,
-                     "--nvidia-runtime-path=/p", "--nvidia-set-as-default", "--cdi.enabled",
+                     "--nvidia-runtime-path=" + runtime, "--nvidia-set-as-default", "--cdi.enabled",
                      "--nvidia-runtime-hook-path=/usr/bin/h", "--config-mode=config-file",
                      "--config-source=file"}),
             0);
   auto doc = nlohmann::json::parse(dir.read("daemon.json"));
-  EXPECT_EQ(doc["runtimes"]["nvidia"]["path"], "/p");
+  EXPECT_EQ(doc["runtimes"]["nvidia"]["path"], runtime);
   EXPECT_EQ(doc["default-runtime"], "nvidia");
   EXPECT_EQ(doc["features"]["cdi"], true);
   ASSERT_EQ(run_cli({"runtime", "configure", "--config", path, "--cdi.enable"}), 0);
@@ -63,18 +92,19 @@ TEST(RuntimeCommand, LongFlagNamesAreAccepted) {
 TEST(RuntimeCommand, EmptyDropInEditsTheContainerdFileInPlace) {
   TempDir dir;
   auto path = dir.write("config.toml", "version = 2\n");
+  auto runtime = program(dir, "bin/nvidia-container-runtime");
   ASSERT_EQ(run_cli({"runtime", "configure", "--runtime", "containerd", "--config", path,
-                     "--drop-in-config", ""}),
+                     "--drop-in-config", "", "--nvidia-runtime-path", runtime}),
             0);
-  EXPECT_NE(dir.read("config.toml").find("BinaryName = \"/usr/bin/nvidia-container-runtime\""),
-            std::string::npos);
+  EXPECT_NE(dir.read("config.toml").find("BinaryName = \"" + runtime + "\""), std::string::npos);
 }
 
 TEST(RuntimeCommand, ContainerdDropInFlag) {
   TempDir dir;
   auto path = dir.write("config.toml", "version = 2\n");
   ASSERT_EQ(run_cli({"runtime", "configure", "--runtime", "containerd", "--config", path,
-                     "--drop-in-config", dir / "conf.d/99-nvidia.toml"}),
+                     "--drop-in-config", dir / "conf.d/99-nvidia.toml", "--nvidia-runtime-path",
+                     program(dir, "bin/nvidia-container-runtime")}),
             0);
   EXPECT_EQ(dir.read("config.toml"),
             "imports = [\"" + dir.path() + "/conf.d/*.toml\"]\nversion = 2\n");
@@ -93,10 +123,55 @@ TEST(RuntimeCommand, RemoveUndoesConfigure) {
   TempDir dir;
   const std::string seed = "{\n    \"log-driver\": \"local\"\n}";
   auto path = dir.write("daemon.json", seed);
-  ASSERT_EQ(run_cli({"runtime", "configure", "--config", path}), 0);
+  {
+    ScopedPath on_path(dir / "bin");
+    program(dir, "bin/nvidia-container-runtime");
+    ASSERT_EQ(run_cli({"runtime", "configure", "--config", path}), 0);
+  }
   ASSERT_NE(dir.read("daemon.json"), seed);
+  // The runtime need not exist for --remove (package removal runs it after the binaries went).
+  std::filesystem::remove(dir / "bin/nvidia-container-runtime");
   ASSERT_EQ(run_cli({"runtime", "configure", "--remove", "--config", path}), 0);
   EXPECT_EQ(dir.read("daemon.json"), seed);
+}
+
+TEST(RuntimeCommand, MissingRuntimeIsAnErrorAndNothingIsWritten) {
+  TempDir dir;
+  auto daemon = dir.write("daemon.json", "{}");
+  auto containerd = dir.write("config.toml", "version = 2\n");
+  ScopedPath on_path(dir / "empty-bin");
+  // docker: an absolute path, and the default bare name, which is not on PATH.
+  EXPECT_EQ(run_cli({"runtime", "configure", "--config", daemon, "--nvidia-runtime-path",
+                     dir / "no/nvidia-container-runtime"}),
+            1);
+  EXPECT_EQ(run_cli({"runtime", "configure", "--config", daemon}), 1);
+  EXPECT_EQ(dir.read("daemon.json"), "{}");
+  // containerd: the given path, and the default <bindir>/nvidia-container-runtime, when missing.
+  EXPECT_EQ(run_cli({"runtime", "configure", "--runtime=containerd", "--config", containerd,
+                     "--drop-in-config", dir / "conf.d/99-nvidia.toml", "--nvidia-runtime-path",
+                     dir / "no/nvidia-container-runtime"}),
+            1);
+  EXPECT_EQ(dir.read("config.toml"), "version = 2\n");
+  EXPECT_FALSE(std::filesystem::exists(dir / "conf.d"));
+  // oci-hook mode names the hook.
+  EXPECT_EQ(run_cli({"runtime", "configure", "--runtime=crio", "--config-mode=oci-hook",
+                     "--oci-hook-path", dir / "hooks.d/oci-nvidia-hook.json",
+                     "--nvidia-runtime-hook-path", dir / "no/nvidia-container-runtime-hook"}),
+            1);
+  EXPECT_FALSE(std::filesystem::exists(dir / "hooks.d"));
+}
+
+TEST(RuntimeCommand, DryRunWithAMissingRuntimeWarnsAndPrints) {
+  TempDir dir;
+  ScopedPath on_path(dir / "empty-bin");
+  ctk::ConfigureOptions o;
+  o.config_path = dir / "daemon.json";
+  o.dry_run = true;
+  ctk::ProcessRunner runner;
+  std::ostringstream out;
+  ASSERT_TRUE(run_runtime_configure(o, runner, out));
+  EXPECT_NE(out.str().find("\"path\": \"nvidia-container-runtime\""), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir / "daemon.json"));
 }
 
 TEST(RuntimeCommand, RemoveTakesTheDropInAndNameFlags) {
@@ -104,7 +179,8 @@ TEST(RuntimeCommand, RemoveTakesTheDropInAndNameFlags) {
   auto config = dir.write("config.toml", "version = 2\n");
   auto drop_in = dir / "conf.d/99-nvidia.toml";
   ASSERT_EQ(run_cli({"runtime", "configure", "--runtime=containerd", "--config", config,
-                     "--drop-in-config", drop_in, "--nvidia-runtime-name", "nv"}),
+                     "--drop-in-config", drop_in, "--nvidia-runtime-name", "nv",
+                     "--nvidia-runtime-path", program(dir, "bin/nvidia-container-runtime")}),
             0);
   ASSERT_TRUE(std::filesystem::exists(drop_in));
   // Another name: not ours to remove.
