@@ -174,6 +174,19 @@ unsigned count_nvidia_pci_devices(const DriverRoot& root) {
   return n;
 }
 
+bool kernel_module_loaded(const DriverRoot& root, std::string_view module) {
+  auto text = root.read("/proc/modules", 1u << 20);
+  if (!text) return false;
+  std::string want(module);
+  std::replace(want.begin(), want.end(), '-', '_');
+  for (const auto& line : strings::split(*text, '\n')) {
+    std::string name(line.substr(0, line.find(' ')));
+    std::replace(name.begin(), name.end(), '-', '_');
+    if (name == want) return true;
+  }
+  return false;
+}
+
 Status load_kernel_modules(const KmodOptions& o) {
   if (in_user_namespace()) {
     log::info("skipping kernel modules load in a user namespace");
@@ -202,9 +215,15 @@ Status load_kernel_modules(const KmodOptions& o) {
   unsigned count = count_nvidia_pci_devices(root);
   if (can_modprobe) modprobe(o.modprobe, "nvidia");
   auto m = majors();
-  unsigned nvidia = m.count("nvidia-frontend") ? m["nvidia-frontend"]
-                    : m.count("nvidia")        ? m["nvidia"]
-                                               : 195;
+  if (!m.count("nvidia-frontend") && !m.count("nvidia")) {
+    // No module, no nodes: a node on a host without the driver only misleads (and a GPU
+    // container would get a node that does not work).
+    log::info("the NVIDIA kernel module is not loaded ({} has no nvidia major): no device nodes "
+              "created",
+              root.path() == "/" ? std::string(kProcDevices) : root.path() + std::string(kProcDevices));
+    return ok();
+  }
+  unsigned nvidia = m.count("nvidia-frontend") ? m["nvidia-frontend"] : m["nvidia"];
   mk("/dev/nvidiactl", nvidia, 255, params);
   // nvidia-modprobe names the nodes 0..count-1 after the PCI count. Once the module is loaded,
   // the driver's own per-GPU "Device Minor" is the exact list, and it also serves driver roots
@@ -248,7 +267,11 @@ Status load_kernel_modules(const KmodOptions& o) {
     mk("/dev/nvidia-uvm-tools", m["nvidia-uvm"], 1, params);
   }
   if (can_modprobe) modprobe(o.modprobe, "nvidia-modeset");
-  mk("/dev/nvidia-modeset", nvidia, 254, params);
+  if (kernel_module_loaded(root, "nvidia-modeset")) {
+    mk("/dev/nvidia-modeset", nvidia, 254, params);
+  } else {
+    log::info("nvidia_modeset is not loaded: /dev/nvidia-modeset not created");
+  }
   return ok();
 }
 

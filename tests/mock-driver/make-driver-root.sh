@@ -371,6 +371,15 @@ done
   done
 } > "$root/proc/driver/nvidia-caps/mig-minors"
 
+# proc/modules: the loaded modules (nvidia-modprobe's test before it creates nvidia-modeset).
+cat > "$root/proc/modules" <<MODULES
+nvidia_uvm 1544192 0 - Live 0x0000000000000000 (PO)
+nvidia_drm 77824 0 - Live 0x0000000000000000 (PO)
+nvidia_modeset 1290240 1 nvidia_drm, Live 0x0000000000000000 (PO)
+nvidia 56754176 2 nvidia_uvm,nvidia_modeset, Live 0x0000000000000000 (PO)
+drm_kms_helper 212992 1 nvidia_drm, Live 0x0000000000000000
+MODULES
+
 # proc/devices: decoys around the real names ("nvidia-caps" vs "nvidia-caps-imex-channels",
 # names after the first empty line) catch sloppy parsers (driver.md §6).
 cat > "$root/proc/devices" <<DEVICES

@@ -40,8 +40,15 @@ struct KmodOptions {
 // where the reference skips the whole step.
 bool in_user_namespace();
 
+// True when <root>/proc/modules lists `module` (the kernel writes '_' for '-' in its names).
+bool kernel_module_loaded(const DriverRoot& root, std::string_view module);
+
 // Runs the §7 sequence. modprobe runs only for the host root ("/"); a driver root other than
-// "/" only gets its missing nodes.
+// "/" only gets its missing nodes. A node is created only for a loaded module, as
+// nvidia-modprobe does: nvidiactl, nvidia<N> and the caps only when /proc/devices has the
+// nvidia (or nvidia-frontend) major after modprobe, the UVM nodes only with the nvidia-uvm major,
+// and nvidia-modeset (which shares nvidia's major) only when /proc/modules lists nvidia_modeset.
+// On a host without the module nothing is created, not even /dev/char links.
 Status load_kernel_modules(const KmodOptions& options);
 
 // NVIDIA display-class PCI devices (vendor 0x10de, class 0x03xxxx) under <root>/sys.

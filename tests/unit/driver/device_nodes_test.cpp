@@ -83,6 +83,8 @@ TEST_F(DeviceNodesTest, LoadKernelModulesCreatesTheNodesOfAMockRoot) {
              "Character devices:\n195 nvidia\n235 nvidia-caps\n238 nvidia-uvm\n"
              "234 nvidia-caps-imex-channels\n\n");
   dir_.write("proc/driver/nvidia/params", "DeviceFileMode: 438\n");
+  dir_.write("proc/modules",
+             "nvidia_modeset 1290240 0 - Live 0x0 (PO)\nnvidia 56754176 1 nvidia_modeset, Live 0x0\n");
   dir_.write(
       "proc/driver/nvidia-caps/mig-minors",
       "config 1\nmonitor 2\ngpu0/gi1/access 12\ngpu0/gi1/ci0/access 13\ngpu5/gi1/access 99\n");
@@ -151,6 +153,7 @@ TEST_F(DeviceNodesTest, MigCapsAreCreatedOnlyForInstancesWhoseProcFileExists) {
 }
 
 TEST_F(DeviceNodesTest, ProcfsMinorsNameTheGpuNodesWithoutSysfs) {
+  dir_.write("proc/devices", "Character devices:\n195 nvidia\n\n");
   dir_.write("proc/driver/nvidia/gpus/0000:17:00.0/information",
              "Model: x\nGPU UUID: GPU-a\nBus Location: 0000:17:00.0\nDevice Minor: 3\n");
   KmodOptions o;
@@ -159,6 +162,53 @@ TEST_F(DeviceNodesTest, ProcfsMinorsNameTheGpuNodesWithoutSysfs) {
   EXPECT_EQ(st("dev/nvidia3").st_rdev, makedev(195, 3));
   EXPECT_FALSE(fs::exists(dir_ / "dev/nvidia0"));
   EXPECT_FALSE(fs::exists(dir_ / "dev/nvidia-uvm"));  // no nvidia-uvm major
+}
+
+// Seen on an H200 host (nvidia and nvidia_uvm loaded, nvidia_modeset not): the reference creates
+// no /dev/nvidia-modeset, and neither may we.
+TEST_F(DeviceNodesTest, ModesetOnlyWhenItsModuleIsLoaded) {
+  dir_.write("proc/devices", "Character devices:\n195 nvidia\n238 nvidia-uvm\n\n");
+  dir_.write("proc/modules",
+             "nvidia_uvm 1 0 - Live 0x0 (PO)\nnvidia_modeset_x 1 0 - Live 0x0\n"
+             "nvidia 2 1 nvidia_uvm, Live 0x0 (PO)\n");
+  KmodOptions o;
+  o.root = dir_.path();
+  ASSERT_TRUE(load_kernel_modules(o));
+  EXPECT_EQ(st("dev/nvidiactl").st_rdev, makedev(195, 255));
+  EXPECT_EQ(st("dev/nvidia-uvm").st_rdev, makedev(238, 0));
+  EXPECT_FALSE(fs::exists(dir_ / "dev/nvidia-modeset"));
+  EXPECT_FALSE(fs::exists(fs::symlink_status(dir_ / "dev/char/195:254")));
+  dir_.write("proc/modules", "nvidia-modeset 1 0 - Live 0x0\n");  // '-' and '_' are one
+  ASSERT_TRUE(load_kernel_modules(o));
+  EXPECT_EQ(st("dev/nvidia-modeset").st_rdev, makedev(195, 254));
+}
+
+// A host without the module: nothing at all, not even the /dev/char links (issue: the cli's -k
+// made /dev/nvidiactl, /dev/nvidia-modeset and /dev/char/195:* on driverless hosts).
+TEST_F(DeviceNodesTest, NoNvidiaMajorCreatesNothing) {
+  dir_.write("proc/devices", "Character devices:\n  1 mem\n238 nvidia-uvm\n\n");
+  dir_.write("proc/modules", "nvidia_modeset 1 0 - Live 0x0\n");
+  dir_.write("proc/driver/nvidia/gpus/0000:17:00.0/information", "Device Minor: 0\n");
+  for (const char* bus : {"0000:17:00.0", "0000:2a:00.0"}) {
+    dir_.write(fmt::format("sys/bus/pci/devices/{}/vendor", bus), "0x10de\n");
+    dir_.write(fmt::format("sys/bus/pci/devices/{}/class", bus), "0x030200\n");
+  }
+  KmodOptions o;
+  o.root = dir_.path();
+  ASSERT_TRUE(load_kernel_modules(o));
+  EXPECT_FALSE(fs::exists(dir_ / "dev"));
+}
+
+TEST(KernelModuleLoaded, MatchesWholeNamesOnly) {
+  testing::TempDir dir;
+  dir.write("proc/modules", "nvidia_uvm 1 0 - Live 0x0\nnvidia_modeset_x 1 0 - Live 0x0\n");
+  auto root = *DriverRoot::open(dir.path());
+  EXPECT_TRUE(kernel_module_loaded(root, "nvidia-uvm"));
+  EXPECT_TRUE(kernel_module_loaded(root, "nvidia_uvm"));
+  EXPECT_FALSE(kernel_module_loaded(root, "nvidia"));
+  EXPECT_FALSE(kernel_module_loaded(root, "nvidia-modeset"));
+  testing::TempDir empty;
+  EXPECT_FALSE(kernel_module_loaded(*DriverRoot::open(empty.path()), "nvidia"));
 }
 
 TEST_F(DeviceNodesTest, ModifyDeviceFilesZeroCreatesNothing) {
