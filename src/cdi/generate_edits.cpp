@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "nvct/base/log.hpp"
 #include "nvct/base/strings.hpp"
 #include "nvct/edits/builder.hpp"
 
@@ -96,7 +97,14 @@ std::vector<DeviceNode> to_cdi_device_nodes(const std::vector<edits::DeviceNode>
     d.path = n.container_path;
     std::string host = join_root(dev_root, n.host_path);
     if (host != d.path) d.host_path = host;
-    if (auto info = lookup.lstat(host)) {
+    auto info = lookup.lstat(host);
+    if (!info && info.error().code() == ENOENT) {
+      // cdi.md §6.3: only the nodes that exist (a host without nvidia_modeset has no
+      // /dev/nvidia-modeset, and the runtime would fail every container on it).
+      log::warn("missing device {}: left out of the CDI edits", host);
+      continue;
+    }
+    if (info) {
       d.type = info->type;
       d.major = info->major;
       d.minor = info->minor;

@@ -194,4 +194,26 @@ check_eq "legacy: NVIDIA_GDRCOPY=enabled adds /dev/gdrdrv" '[508]' \
 check_eq "legacy: NVIDIA_GDRCOPY=yes is not enabled" '[]' \
   "$(gated_create legacy-yes "$GPU_CONFIG" NVIDIA_VISIBLE_DEVICES=0 NVIDIA_GDRCOPY=yes)"
 
+# --- a control node missing on the host (seen on an H200 host without nvidia_modeset) ---------
+# cdi.md §6.3 lists only the nodes that exist; naming a missing one made runc fail every CDI
+# and jit-cdi container ("failed to inject device node /dev/nvidia-modeset").
+rm -f "$GPU_ROOT/dev/nvidia-modeset"
+gen --format json >"$E2E_TMP/nomodeset.json" 2>"$E2E_TMP/nomodeset.err" ||
+  failed "generate without /dev/nvidia-modeset failed: $(cat "$E2E_TMP/nomodeset.err")"
+check_eq "no /dev/nvidia-modeset on the host: not in the spec" "" \
+  "$(jq -r '.. | .deviceNodes? // empty | .[].path' "$E2E_TMP/nomodeset.json" | grep modeset)"
+check_contains "... and a warning names it" "missing device $GPU_ROOT/dev/nvidia-modeset" \
+  "$(cat "$E2E_TMP/nomodeset.err")"
+b="$E2E_TMP/b-nomodeset"
+gpu_bundle "$b" NVIDIA_VISIBLE_DEVICES=all NVIDIA_DRIVER_CAPABILITIES=all
+if NVIDIA_CTK_CONFIG_FILE_PATH="$CONFIG_JIT" "$GPU_SHIM" --root "$GPU_STATE" create --bundle "$b" \
+  nomodeset </dev/null >/dev/null 2>"$E2E_TMP/nomodeset-create.err"; then
+  runc --root "$GPU_STATE" delete --force nomodeset >/dev/null 2>&1 || true
+  check_eq "jit-cdi without /dev/nvidia-modeset: created, GPU nodes but no modeset" \
+    "/dev/nvidia0 /dev/nvidiactl" \
+    "$(jq -r '[.linux.devices[].path | select(test("^/dev/nvidia(ctl|0|-modeset)$"))] | sort | join(" ")' "$b/config.json")"
+else
+  failed "jit-cdi without /dev/nvidia-modeset: $(tr '\n' ' ' <"$E2E_TMP/nomodeset-create.err")"
+fi
+
 e2e_finish

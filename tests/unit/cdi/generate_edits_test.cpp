@@ -82,6 +82,7 @@ TEST(GenerateEdits, NoLibcudaMeansOnlyTheVoidEnv) {
 
 TEST(GenerateEdits, CgroupOnlyNodesAreNotDeviceNodes) {
   MapDeviceLookup lookup;
+  lookup.nodes["/dev/nvidiactl"] = HostDeviceInfo{"c", 195, 255, 0666, 0};
   std::vector<edits::DeviceNode> nodes(2);
   nodes[0].container_path = "";
   nodes[1].container_path = nodes[1].host_path = "/dev/nvidiactl";
@@ -89,7 +90,21 @@ TEST(GenerateEdits, CgroupOnlyNodesAreNotDeviceNodes) {
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].path, "/dev/nvidiactl");
   EXPECT_TRUE(out[0].host_path.empty());
-  EXPECT_TRUE(out[0].type.empty());
+  EXPECT_EQ(out[0].type, "c");
+}
+
+// cdi.md §6.3 "those that exist". Seen on an H200 host without nvidia_modeset: a spec naming
+// /dev/nvidia-modeset made the runtime fail every CDI and jit-cdi container.
+TEST(GenerateEdits, NodesMissingOnTheHostAreLeftOut) {
+  MapDeviceLookup lookup;
+  lookup.nodes["/dev/nvidiactl"] = HostDeviceInfo{"c", 195, 255, 0666, 0};
+  lookup.missing = {"/dev/nvidia-modeset"};
+  std::vector<edits::DeviceNode> nodes(2);
+  nodes[0].container_path = nodes[0].host_path = "/dev/nvidia-modeset";
+  nodes[1].container_path = nodes[1].host_path = "/dev/nvidiactl";
+  auto out = to_cdi_device_nodes(nodes, "/", lookup);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].path, "/dev/nvidiactl");
 }
 
 TEST(GenerateEdits, ChmodHookForCapsNodesOnlyWhenEnabled) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "nvct/cdi/inject.hpp"
@@ -13,9 +14,12 @@ namespace nvct::cdi::testing {
 class MapDeviceLookup : public DeviceLookup {
  public:
   std::map<std::string, HostDeviceInfo> nodes;
+  // Paths that do not exist; any other path not in `nodes` exists but is no device node.
+  std::set<std::string> missing;
   Result<HostDeviceInfo> lstat(const std::string& path) override {
+    if (missing.count(path)) return fail(ENOENT, "lstat " + path + ": no such file");
     auto it = nodes.find(path);
-    if (it == nodes.end()) return fail(ENOENT, "lstat " + path + ": no such file");
+    if (it == nodes.end()) return fail(ENODEV, path + " is not a device node");
     return it->second;
   }
 };
