@@ -292,8 +292,8 @@ install_nvct_config() {
 configure_engine() {
   ensure_dir "$(engine_dir)"
   ensure_dir "$(dirname "$RUNTIME_DROP_IN")"
-  # nvidia-ctk serialises edits through a sidecar lock file next to each file it edits, and
-  # leaves it there: those are install's too.
+  # nvidia-ctk serialises edits through a sidecar lock file next to each file it edits; it
+  # deletes it when done, but a killed run leaves one: remembered, so cleanup removes it too.
   for f in "$RUNTIME_CONFIG" "$RUNTIME_DROP_IN"; do
     remember_file "$f"
     remember_file "$(dirname "$f")/.$(basename "$f").lock"

@@ -70,18 +70,35 @@ Result<HostFileLock> HostFileLock::acquire(const std::string& target,
                                            std::chrono::milliseconds timeout) {
   NVCT_TRY(make_dirs(strings::dirname(target)));
   std::string lock_path = lock_file_of(target);
-  unique_fd fd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!fd) return fail_errno(fmt::format("open lock file {}", lock_path));
   auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
-    if (errno == EINTR) continue;
-    if (errno != EWOULDBLOCK) return fail_errno(fmt::format("lock {}", lock_path));
+  for (;;) {
+    unique_fd fd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+    if (!fd) return fail_errno(fmt::format("open lock file {}", lock_path));
+    while (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+      if (errno == EINTR) continue;
+      if (errno != EWOULDBLOCK) return fail_errno(fmt::format("lock {}", lock_path));
+      if (std::chrono::steady_clock::now() >= deadline)
+        return fail(EWOULDBLOCK, fmt::format("lock {}: still held by another process after {} ms",
+                                             lock_path, timeout.count()));
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    // The previous holder deletes the file when it lets go: the lock counts only if this inode
+    // is still the one at the path.
+    struct stat held {}, now {};
+    if (::fstat(fd.get(), &held) != 0) return fail_errno(fmt::format("stat {}", lock_path));
+    if (::lstat(lock_path.c_str(), &now) == 0 && now.st_dev == held.st_dev &&
+        now.st_ino == held.st_ino)
+      return HostFileLock(std::move(fd), lock_path);
     if (std::chrono::steady_clock::now() >= deadline)
-      return fail(EWOULDBLOCK, fmt::format("lock {}: still held by another process after {} ms",
+      return fail(EWOULDBLOCK, fmt::format("lock {}: replaced while waiting for it for {} ms",
                                            lock_path, timeout.count()));
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  return HostFileLock(std::move(fd));
+}
+
+HostFileLock::~HostFileLock() {
+  // Deleted while still held: a waiter that then wins the old inode sees that and starts over.
+  if (fd_ && ::unlink(path_.c_str()) != 0 && errno != ENOENT)
+    log::debug("cannot remove the lock file {}: {}", path_, std::strerror(errno));
 }
 
 Result<HostFileContent> read_host_file(const std::string& path) {
@@ -179,11 +196,6 @@ Status remove_host_file_edit(const HostFileEdit& edit, ReplaceOptions options) {
   NVCT_TRY(with_context(remove_host_file(edit.resolved, edit.content.stamp, options),
                         fmt::format("remove {}", edit.path)));
   log::info("Removed {}", shown_path(edit));
-  if (edit.lock) {
-    std::string lock_path = lock_file_of(edit.resolved);
-    if (::unlink(lock_path.c_str()) != 0 && errno != ENOENT)
-      log::debug("cannot remove the lock file {}: {}", lock_path, std::strerror(errno));
-  }
   return ok();
 }
 

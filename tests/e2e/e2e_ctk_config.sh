@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # nvidia-ctk config: `config default` (and its aliases) prints the golden default file, `--set
-# ... --in-place` edits a file keeping its mode and leaving a lock file beside it, and a bad key
+# ... --in-place` edits a file keeping its mode and leaving no lock file beside it, and a bad key
 # fails with exit 1 and a message naming the key, leaving the file untouched.
 set -euo pipefail
 
@@ -46,7 +46,8 @@ done
 "$ctk" config default --output "$tmp/out/default.toml"
 if cmp -s "$tmp/out/default.toml" "$expected"; then pass "config default -o"; else failed "config default -o differs"; fi
 
-# 3. --set ... --in-place on a 0640 file: the values change, the mode stays, a lock file is used.
+# 3. --set ... --in-place on a 0640 file: the values change, the mode stays, the sidecar lock file
+#    is deleted when the edit is done.
 cfg="$tmp/etc/config.toml"
 mkdir -p "$tmp/etc"
 cp "$expected" "$cfg"
@@ -62,7 +63,7 @@ grep -qx 'no-cgroups = true' "$cfg" && pass "bool key alone set true" || failed 
 grep -qx 'mode = "legacy"' "$cfg" && pass "string key set" || failed "mode not set"
 grep -qx 'runtimes = \["runc", "crun", "youki"\]' "$cfg" && pass "list split on ':'" || failed "runtimes not set"
 grep -qx 'swarm-resource = "true"' "$cfg" && pass "\"true\" stays a string" || failed "swarm-resource not a string"
-[ -e "$tmp/etc/.config.toml.lock" ] && pass "sidecar lock file used" || failed "no lock file beside the config"
+[ ! -e "$tmp/etc/.config.toml.lock" ] && pass "no lock file left beside the config" || failed "the sidecar lock file was left behind"
 # Only the four requested lines differ from the default file.
 changed="$(diff "$expected" "$cfg" | grep -c '^>' || true)"
 [ "$changed" = 4 ] && pass "only the set keys changed" || failed "$changed lines changed: $(diff "$expected" "$cfg")"

@@ -33,6 +33,9 @@ check "concurrent: result parses" jq -e . "$cfg"
 check_eq "concurrent: every run landed" 50 "$(jq '.runtimes | length' "$cfg")"
 check_eq "concurrent: unrelated key kept" json-file "$(jq -r '."log-driver"' "$cfg")"
 
+check_eq "concurrent: no lock or temporary file left next to daemon.json" "daemon.json" \
+  "$(ls -A "$dir" | grep -E '^\.?daemon\.json' | tr '\n' ' ' | sed 's/ $//')"
+
 # --- a process holding the lock file makes the run wait for it ---
 flock "$dir/.daemon.json.lock" sleep 2 &
 holder=$!
@@ -90,6 +93,8 @@ check "after kills: a run succeeds" "$ctk" --quiet runtime configure --config "$
   --nvidia-runtime-name after
 check_eq "after kills: its runtime landed" '"nvidia-container-runtime"' \
   "$(jq '.runtimes.after.path' "$cfg")"
+check "after kills: the next run deleted the killed writers' lock file" \
+  test ! -e "$dir/.daemon.json.lock"
 
 # --- a runtime that is not there is never written (spec/packaging.md §4.3) ---
 echo '{"log-driver": "local"}' >"$dir/missing.json"

@@ -22,16 +22,25 @@ namespace nvct::ctk {
 Result<std::string> resolve_host_file(const std::string& path);
 
 // An exclusive flock on "<dir>/.<name>.lock". The lock file is never the target itself: the
-// rename of an atomic replace would swap the inode under the lock.
+// rename of an atomic replace would swap the inode under the lock. The holder deletes the lock
+// file when it lets go, so no command leaves one behind (a SIGKILLed holder's is reused and
+// deleted by the next one); a waiter that wins the flock of a file that was deleted meanwhile
+// (its inode is no longer the one at the path) starts over with the file now there.
 class HostFileLock {
  public:
   // Creates the parent directory (0755) if needed. Waits up to `timeout` for another holder.
   static Result<HostFileLock> acquire(const std::string& target,
                                       std::chrono::milliseconds timeout = std::chrono::seconds(30));
+  HostFileLock(HostFileLock&& other) noexcept = default;
+  HostFileLock& operator=(HostFileLock&&) = delete;
+  HostFileLock(const HostFileLock&) = delete;
+  HostFileLock& operator=(const HostFileLock&) = delete;
+  ~HostFileLock();
 
  private:
-  explicit HostFileLock(unique_fd fd) : fd_(std::move(fd)) {}
+  HostFileLock(unique_fd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
   unique_fd fd_;
+  std::string path_;
 };
 
 // What a file looked like when it was read; a replace refuses if it changed since.

@@ -2,12 +2,17 @@
 // kept, nothing deleted, optional backup.
 #include "nvct/ctk/host_file.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <thread>
 
 #include "nvct/testing/temp_dir.hpp"
 
@@ -126,13 +131,46 @@ TEST(HostFile, LockIsExclusiveAndTimesOut) {
   EXPECT_EQ(second.error().code(), EWOULDBLOCK);
 }
 
-TEST(HostFile, LockIsReleasedWithItsOwner) {
+TEST(HostFile, LockIsReleasedWithItsOwnerAndItsFileDeleted) {
   TempDir dir;
   {
     auto first = HostFileLock::acquire(dir / "daemon.json");
     ASSERT_TRUE(first);
   }
+  EXPECT_FALSE(std::filesystem::exists(dir / ".daemon.json.lock"));
   EXPECT_TRUE(HostFileLock::acquire(dir / "daemon.json", std::chrono::milliseconds(100)));
+  EXPECT_FALSE(std::filesystem::exists(dir / ".daemon.json.lock"));
+}
+
+// A waiter that wins the flock of a lock file its holder deleted must not count it: a newer
+// process may already hold the new file at the path, and both would hold "the" lock.
+TEST(HostFile, AWaiterOnADeletedLockFileStartsOver) {
+  TempDir dir;
+  std::string lock_path = dir / ".daemon.json.lock";
+  unique_fd old(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  ASSERT_TRUE(old);
+  ASSERT_EQ(::flock(old.get(), LOCK_EX), 0);
+  std::atomic<bool> done{false};
+  std::optional<Result<HostFileLock>> second;
+  std::thread waiter([&] {
+    second.emplace(HostFileLock::acquire(dir / "daemon.json", std::chrono::seconds(5)));
+    done = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // it waits on the old inode
+  ASSERT_EQ(::unlink(lock_path.c_str()), 0);  // the old holder lets go: delete, ...
+  std::optional<HostFileLock> newer;
+  {
+    auto acquired = HostFileLock::acquire(dir / "daemon.json", std::chrono::seconds(1));
+    ASSERT_TRUE(acquired) << acquired.error().message();
+    newer.emplace(std::move(*acquired));  // (a newer process locks the new file)
+  }
+  old.reset();  // ... then unlock
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(done);  // the deleted inode's lock is not the lock
+  newer.reset();
+  waiter.join();
+  ASSERT_TRUE(second.has_value());
+  EXPECT_TRUE(*second) << second->error().message();
 }
 
 TEST(EditHostFile, EditsExistingFileKeepingModeUnderASidecarLock) {
@@ -149,7 +187,8 @@ TEST(EditHostFile, EditsExistingFileKeepingModeUnderASidecarLock) {
   struct stat st {};
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0600u);
-  EXPECT_EQ(::access((dir / ".config.toml.lock").c_str(), F_OK), 0);
+  // The sidecar lock is gone once the edit is done.
+  EXPECT_NE(::access((dir / ".config.toml.lock").c_str(), F_OK), 0);
 }
 
 TEST(EditHostFile, CreatesMissingFile) {
