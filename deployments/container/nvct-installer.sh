@@ -279,7 +279,7 @@ install_nvct_config() {
   if grep -Eq '^ID_LIKE=.*(suse|opensuse)' "$HOST_ROOT/etc/os-release" 2>/dev/null; then
     set -- "$@" --set "nvidia-container-cli.user=root:video"
   fi
-  # Made in the container's /tmp, so that nvidia-ctk's lock file stays there too.
+  # Made in the container's /tmp, so that nvidia-ctk's lock file (deleted when done) is there too.
   payload_ctk --quiet config default --output=/tmp/nvct-config.toml
   payload_ctk --quiet config --config-file=/tmp/nvct-config.toml --in-place "$@"
   tmp="$HOST_ROOT$NVCT_CONFIG.nvct-new"
