@@ -84,7 +84,8 @@ Result<HostFileLock> HostFileLock::acquire(const std::string& target,
     }
     // The previous holder deletes the file when it lets go: the lock counts only if this inode
     // is still the one at the path.
-    struct stat held {}, now {};
+    struct stat held {};
+    struct stat now {};
     if (::fstat(fd.get(), &held) != 0) return fail_errno(fmt::format("stat {}", lock_path));
     if (::lstat(lock_path.c_str(), &now) == 0 && now.st_dev == held.st_dev &&
         now.st_ino == held.st_ino)

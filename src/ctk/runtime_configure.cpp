@@ -250,11 +250,11 @@ Status check_configured_program(const ConfigureOptions& o, std::string_view path
   for (const auto& dir : dirs) {
     if (is_executable_file((dir == "/" ? "" : dir) + "/" + value)) return ok();
   }
+  std::string searched = dirs.empty() ? "empty" : strings::join(dirs, ":");
   return fail(ENOENT, fmt::format("the {} {} ({}) is not in any directory of PATH ({}), where "
                                   "{} would look for it; install nvct or pass {}=<its absolute "
                                   "path>",
-                                  what, value, flag, dirs.empty() ? "empty" : strings::join(dirs, ":"),
-                                  o.runtime, flag));
+                                  what, value, flag, searched, o.runtime, flag));
 }
 
 Result<std::string> configure_runtime(const ConfigureOptions& options, CommandRunner& runner) {

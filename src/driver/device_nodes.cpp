@@ -218,9 +218,9 @@ Status load_kernel_modules(const KmodOptions& o) {
   if (!m.count("nvidia-frontend") && !m.count("nvidia")) {
     // No module, no nodes: a node on a host without the driver only misleads (and a GPU
     // container would get a node that does not work).
-    log::info("the NVIDIA kernel module is not loaded ({} has no nvidia major): no device nodes "
-              "created",
-              root.path() == "/" ? std::string(kProcDevices) : root.path() + std::string(kProcDevices));
+    std::string proc_devices = (root.path() == "/" ? "" : root.path()) + std::string(kProcDevices);
+    log::info("the NVIDIA kernel module is not loaded ({} has no nvidia major): no device nodes",
+              proc_devices);
     return ok();
   }
   unsigned nvidia = m.count("nvidia-frontend") ? m["nvidia-frontend"] : m["nvidia"];

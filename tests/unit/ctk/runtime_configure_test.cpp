@@ -590,10 +590,14 @@ TEST(ConfiguredProgram, DockersBareNameIsLookedUpInPath) {
   EXPECT_TRUE(check_configured_program(*normalized, dir / "a:" + dir / "b"));
   auto missing = check_configured_program(*normalized, "relative:" + dir / "a");
   ASSERT_FALSE(missing);
-  EXPECT_EQ(missing.error().message(),
-            "the NVIDIA Container Runtime nvidia-container-runtime (--nvidia-runtime-path) is not "
-            "in any directory of PATH (" + dir.path() + "/a), where docker would look for it; "
-            "install nvct or pass --nvidia-runtime-path=<its absolute path>");
+  const std::string head =
+      "the NVIDIA Container Runtime nvidia-container-runtime (--nvidia-runtime-path) is not in "
+      "any directory of PATH (";
+  const std::string tail =
+      "/a), where docker would look for it; install nvct or pass "
+      "--nvidia-runtime-path=<its absolute path>";
+  const std::string want = head + dir.path() + tail;
+  EXPECT_EQ(missing.error().message(), want);
 }
 
 TEST(ConfiguredProgram, OciHookModeChecksTheHookPath) {

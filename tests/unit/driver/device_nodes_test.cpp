@@ -84,7 +84,7 @@ TEST_F(DeviceNodesTest, LoadKernelModulesCreatesTheNodesOfAMockRoot) {
              "234 nvidia-caps-imex-channels\n\n");
   dir_.write("proc/driver/nvidia/params", "DeviceFileMode: 438\n");
   dir_.write("proc/modules",
-             "nvidia_modeset 1290240 0 - Live 0x0 (PO)\nnvidia 56754176 1 nvidia_modeset, Live 0x0\n");
+             "nvidia_modeset 1 0 - Live 0x0 (PO)\nnvidia 2 1 nvidia_modeset, Live 0x0 (PO)\n");
   dir_.write(
       "proc/driver/nvidia-caps/mig-minors",
       "config 1\nmonitor 2\ngpu0/gi1/access 12\ngpu0/gi1/ci0/access 13\ngpu5/gi1/access 99\n");
