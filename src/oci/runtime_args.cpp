@@ -103,7 +103,10 @@ Result<RuntimeArgs> parse_runtime_args(const std::vector<std::string>& args) {
       }
       continue;
     }
-    if (have_subcommand) continue;
+    if (have_subcommand) {
+      if (flag->name == "h" || flag->name == "help") out.help = bool_flag_value(*flag);
+      continue;
+    }
 
     if (is_valued_global(flag->name)) {
       std::string value;
@@ -122,7 +125,8 @@ Result<RuntimeArgs> parse_runtime_args(const std::vector<std::string>& args) {
     // Other flags (--systemd-cgroup, --help, unknown ones) are booleans to us: an unknown
     // valued flag makes its value look like the subcommand, which fails safe (no edit).
   }
-  out.modifies_spec = out.subcommand == "create" || out.subcommand == "run";
+  // `create -h` prints runc's usage: nothing to edit, and usually no config.json to read.
+  out.modifies_spec = (out.subcommand == "create" || out.subcommand == "run") && !out.help;
   return out;
 }
 

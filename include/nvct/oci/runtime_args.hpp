@@ -14,8 +14,11 @@ struct RuntimeArgs {
   std::string bundle;
   // The runc subcommand ("create", "run", "state", ...), or "" when there is none.
   std::string subcommand;
-  // True for "create" and "run": the only subcommands whose config.json the shim edits.
+  // True for "create" and "run" without -h/--help: the only commands whose config.json the shim
+  // edits.
   bool modifies_spec = false;
+  // -h/--help after the subcommand: runc prints the subcommand's usage.
+  bool help = false;
   // A global flag named "version" (--version, -version) was given.
   bool version = false;
   // The runc global --debug flag (forces the debug log level).

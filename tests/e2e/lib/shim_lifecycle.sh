@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # The shim in front of a real low-level runtime (runc or crun, the argument): `run`, the full
-# create/start/state/exec/kill/delete lifecycle, pass-through of state/features/--help, the
-# injected prestart hook (a recording stand-in) and the glibc rootfs variant.
+# create/start/state/exec/kill/delete lifecycle, pass-through of state/features/--help and of
+# commands without a bundle (`run -h`, `create --help`, ...), the injected prestart hook (a
+# recording stand-in) and the glibc rootfs variant.
 # Sourced by e2e_shim_runc.sh / e2e_shim_crun.sh after common.sh and rootfs.sh.
 
 
@@ -112,6 +113,18 @@ run_shim_lifecycle() {
     cmp -s <(xrt "$SHIM" --help 2>&1; echo "rc=$?") <(xrt "$RT" --help 2>&1; echo "rc=$?")
   check "$rt_name list through the shim byte-identical" \
     cmp -s <(xrt "$SHIM" --root "$ROOT" list) <(xrt "$RT" --root "$ROOT" list)
+  # Commands without a bundle, run where there is no config.json (runc's bats runs `run -h` so):
+  # help of create/run included, they create nothing.
+  local empty="$E2E_TMP/no-bundle" cmd
+  mkdir -p "$empty"
+  for cmd in "run -h" "run --help" "create --help" "spec --help" "ps --help" "events --help" \
+    "help run" "state nvct-no-such-container"; do
+    # shellcheck disable=SC2086 # the command's words
+    check "$rt_name '$cmd' without a bundle through the shim byte-identical (rc too)" \
+      cmp -s <(cd "$empty" && xrt "$SHIM" --root "$ROOT" $cmd 2>&1; echo "rc=$?") \
+      <(cd "$empty" && xrt "$RT" --root "$ROOT" $cmd 2>&1; echo "rc=$?")
+  done
+  check "$rt_name: nothing written where there was no bundle" test -z "$(ls -A "$empty")"
   out="$(xrt "$SHIM" --version)"
   check_eq "$rt_name --version: our banner first" "NVIDIA Container Runtime version" \
     "$(echo "$out" | head -n1 | cut -d' ' -f1-4)"

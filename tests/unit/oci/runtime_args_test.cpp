@@ -146,7 +146,15 @@ INSTANTIATE_TEST_SUITE_P(
         // "--" ends the global flags; the next token is the subcommand.
         CreateRow{{"--debug", "--", "create", "x"}, true},
         // The subcommand is matched exactly.
-        CreateRow{{"Create", "x"}, false}, CreateRow{{"create2", "x"}, false}));
+        CreateRow{{"Create", "x"}, false}, CreateRow{{"create2", "x"}, false},
+        // Help of create/run prints runc's usage and creates nothing: pass it through
+        // (runc's bats `run -h`; there is no config.json to read).
+        CreateRow{{"run", "-h"}, false}, CreateRow{{"run", "--help"}, false},
+        CreateRow{{"create", "--bundle", "/b", "-help", "id"}, false},
+        CreateRow{{"--root", "/r", "create", "--help=true", "id"}, false},
+        CreateRow{{"create", "--help=false", "id"}, true},
+        // After "--" it is the container's argument, not a flag.
+        CreateRow{{"run", "id", "--", "-h"}, true}));
 
 TEST(RuntimeArgs, SubcommandIsTheFirstTokenAfterGlobals) {
   auto parsed =
