@@ -66,14 +66,27 @@ Result<std::string> resolve_host_file(const std::string& path) {
   return fail(ELOOP, fmt::format("resolve {}: too many levels of symbolic links", path));
 }
 
+namespace {
+// A permission error of a non-root user says what to do (the engines' files belong to root).
+Error with_root_hint(Error e, const std::string& target) {
+  if ((e.code() == EACCES || e.code() == EPERM) && ::geteuid() != 0)
+    return Error(e.code(),
+                 fmt::format("{}: nvidia-ctk must be run as root to edit {}", e.message(), target));
+  return e;
+}
+}  // namespace
+
 Result<HostFileLock> HostFileLock::acquire(const std::string& target,
                                            std::chrono::milliseconds timeout) {
-  NVCT_TRY(make_dirs(strings::dirname(target)));
+  if (auto made = make_dirs(strings::dirname(target)); !made)
+    return tl::unexpected(with_root_hint(made.error(), target));
   std::string lock_path = lock_file_of(target);
   auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
     unique_fd fd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
-    if (!fd) return fail_errno(fmt::format("open lock file {}", lock_path));
+    if (!fd)
+      return tl::unexpected(
+          with_root_hint(fail_errno(fmt::format("open lock file {}", lock_path)).value(), target));
     while (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
       if (errno == EINTR) continue;
       if (errno != EWOULDBLOCK) return fail_errno(fmt::format("lock {}", lock_path));

@@ -3,9 +3,11 @@
 #include "nvct/ctk/host_file.hpp"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <gtest/gtest.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -171,6 +173,39 @@ TEST(HostFile, AWaiterOnADeletedLockFileStartsOver) {
   waiter.join();
   ASSERT_TRUE(second.has_value());
   EXPECT_TRUE(*second) << second->error().message();
+}
+
+// A non-root user on root's files: "must be run as root", not a bare lock-file error.
+TEST(HostFile, NonRootGetsMustBeRunAsRoot) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to drop to nobody";
+  TempDir dir;
+  ASSERT_EQ(::chmod(dir.path().c_str(), 0755), 0);
+  int pipefd[2];
+  ASSERT_EQ(::pipe(pipefd), 0);
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::close(pipefd[0]);
+    if (::setgroups(0, nullptr) != 0 || ::setresgid(65534, 65534, 65534) != 0 ||
+        ::setresuid(65534, 65534, 65534) != 0)
+      _exit(2);
+    auto lock = HostFileLock::acquire(dir / "daemon.json", std::chrono::milliseconds(100));
+    std::string message = lock ? "acquired" : lock.error().message();
+    (void)!::write(pipefd[1], message.data(), message.size());
+    _exit(0);
+  }
+  ::close(pipefd[1]);
+  std::string message;
+  char buf[512];
+  for (ssize_t n; (n = ::read(pipefd[0], buf, sizeof buf)) > 0;) message.append(buf, n);
+  ::close(pipefd[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(message, "open lock file " + dir.path() +
+                         "/.daemon.json.lock: Permission denied: nvidia-ctk must be run as "
+                         "root to edit " +
+                         dir.path() + "/daemon.json");
 }
 
 TEST(EditHostFile, EditsExistingFileKeepingModeUnderASidecarLock) {
