@@ -133,7 +133,8 @@ std::vector<DevCharLink> dev_char_links(const std::string& driver_root,
 Status write_dev_char_links(const std::string& dir, const std::vector<DevCharLink>& links,
                             bool dry_run) {
   unique_fd dirfd;
-  if (!dry_run) {
+  // No link, no directory: a host without the driver keeps its /dev as it was.
+  if (!dry_run && !links.empty()) {
     NVCT_ASSIGN_OR_RETURN(dirfd, open_or_create_dir(dir));
   }
   for (const auto& link : links) {
@@ -175,7 +176,9 @@ Status create_dev_char_symlinks(const DevCharOptions& o, SystemOps& ops) {
   } else {
     nodes = find_nvidia_device_nodes(root, read_nvidia_majors(root), ops);
   }
-  if (nodes.empty()) log::warn("No NVIDIA device nodes found under {}/dev", root.path());
+  if (nodes.empty())
+    log::warn("No NVIDIA device nodes found under {}/dev",
+              root.path() == "/" ? std::string() : root.path());
   return write_dev_char_links(o.dev_char_path, dev_char_links(root.path(), nodes), o.dry_run);
 }
 

@@ -131,6 +131,13 @@ TEST_F(SystemDevChar, DryRunLogsAndCreatesNothing) {
   EXPECT_TRUE(sink_->contains("Running in dry run mode"));
 }
 
+// A host without the driver: no link to make, so not even the directory (e2e_host_writes).
+TEST_F(SystemDevChar, NoLinksCreateNoDirectory) {
+  ASSERT_TRUE(write_dev_char_links(out_ / "char", {}, false));
+  struct stat st {};
+  EXPECT_NE(::lstat((out_ / "char").c_str(), &st), 0) << "the directory must not be created";
+}
+
 TEST_F(SystemDevChar, SecondRunKeepsCorrectLinksAndReplacesStaleOnes) {
   ASSERT_TRUE(create_dev_char_symlinks(options(), ops_));
   std::string dir = out_ / "char";
