@@ -39,10 +39,9 @@ std::vector<DevCharLink> dev_char_links(const std::string& driver_root,
                                         const std::vector<NodeSpec>& nodes);
 
 // Creates <dir>/<name> -> target for each link (dir is created when missing and there is a link
-// to make). A link that
-// already points at the target, or resolves to the same device, is kept; a symlink pointing
-// elsewhere is replaced atomically; anything else in the way is left alone with a warning; a
-// concurrent creator (EEXIST) is fine. dry_run only logs.
+// to make). A link that already points at the target, or resolves to the same device, is kept;
+// a symlink pointing elsewhere is replaced atomically; anything else in the way is left alone
+// with a warning; a concurrent creator (EEXIST) is fine. dry_run only logs.
 Status write_dev_char_links(const std::string& dir, const std::vector<DevCharLink>& links,
                             bool dry_run);
 
