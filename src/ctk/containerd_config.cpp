@@ -137,6 +137,16 @@ Status ContainerdConfig::add_runtime(const std::string& name, const std::string&
   } else if (default_name == name) {
     containerd->erase("default_runtime_name");
   }
+  // nvct, not the reference: containerd 1.x decodes the CRI section into a fresh `runtimes` map,
+  // so a file whose runtimes table lacks `runc` drops containerd's built-in default runtime, and
+  // with `default_runtime_name` unset (or "runc") the CRI plugin then fails to load ("no
+  // corresponding runtime configured in containerd.runtimes"): every pod of the node dies. Debian's
+  // stock config.toml and a missing file both end that way, so the built-in runc entry is written
+  // beside ours.
+  const auto* effective = containerd->get_as<std::string>("default_runtime_name");
+  if (version_ == 2 && (effective == nullptr || effective->get() == "runc") &&
+      !runtimes->contains("runc"))
+    runtimes->insert_or_assign("runc", stock_runtime());
   return ok();
 }
 
@@ -153,6 +163,11 @@ Status ContainerdConfig::remove_runtime(const std::string& name) {
   if (containerd == nullptr) return ok();
   if (auto* runtimes = containerd->get_as<toml::table>("runtimes")) {
     runtimes->erase(name);
+    // The built-in runc entry that add_runtime wrote beside ours goes with it once it is the
+    // last one (containerd's default is that very entry).
+    const auto* runc = runtimes->get_as<toml::table>("runc");
+    if (version_ == 2 && runtimes->size() == 1 && runc != nullptr && *runc == stock_runtime())
+      runtimes->erase("runc");
     if (runtimes->empty()) containerd->erase("runtimes");
   }
   if (const auto* d = containerd->get_as<std::string>("default_runtime_name");

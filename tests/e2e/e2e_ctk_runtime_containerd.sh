@@ -144,6 +144,58 @@ else
   check_eq "containerd 2.x: version-3 check not applicable" 2 "$(containerd_major)"
 fi
 
+# --- the CRI plugin still loads: Debian's stock config.toml, and no file at all ----------------
+# containerd decodes the CRI section into a fresh runtimes map: a drop-in with only `nvidia` made
+# "no corresponding runtime configured in containerd.runtimes for default_runtime_name = runc".
+# cri_status <dir>: configure <dir>/config.toml (drop-in mode), start a private containerd on it
+# (own root, state and sockets, appended after the edit) and print the CRI plugin's status.
+cri_status() {
+  local d="$1" pid status
+  "$ctk" --quiet runtime configure --runtime=containerd --config "$d/config.toml" \
+    --drop-in-config "$d/conf.d/99-nvidia.toml" --nvidia-runtime-path "$runtime_path" ||
+    e2e_die "runtime configure in $d failed"
+  printf '\nroot = "%s/root"\nstate = "%s/state"\n' "$d" "$d" >"$d/private.toml"
+  python3 - "$d/config.toml" "$d/private.toml" <<'PY'
+import sys
+main, extra = sys.argv[1], open(sys.argv[2]).read()
+text = open(main).read()
+# Top-level keys must come before the first table.
+head, sep, rest = text.partition("\n[")
+open(main, "w").write(head + extra + sep + rest)
+PY
+  printf '\n[grpc]\n  address = "%s/c.sock"\n[ttrpc]\n  address = "%s/t.sock"\n' "$d" "$d" \
+    >>"$d/config.toml"
+  containerd --config "$d/config.toml" >"$d/containerd.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 100); do [ -S "$d/c.sock" ] && break; sleep 0.1; done
+  status="$(ctr --address "$d/c.sock" plugins ls 2>/dev/null | awk '$1 == "io.containerd.grpc.v1" && $2 == "cri" { print $4 }')"
+  kill "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null || true
+  umount -R "$d/state" 2>/dev/null || true
+  echo "${status:-none}"
+}
+require_cmd ctr
+stock="$dir/stock"
+mkdir -p "$stock"
+cat >"$stock/config.toml" <<'TOML'
+version = 2
+
+[plugins]
+  [plugins."io.containerd.grpc.v1.cri"]
+    [plugins."io.containerd.grpc.v1.cri".cni]
+      bin_dir = "/usr/lib/cni"
+      conf_dir = "/etc/cni/net.d"
+  [plugins."io.containerd.internal.v1.opt"]
+    path = "/var/lib/containerd/opt"
+TOML
+check_eq "Debian's stock config.toml: the CRI plugin loads after configure" ok "$(cri_status "$stock")"
+check_contains "... its drop-in has containerd's runc entry beside nvidia" \
+  'runtime_type = "io.containerd.runc.v2"' \
+  "$(sed -n '/runtimes.runc\]/,/^$/p' "$stock/conf.d/99-nvidia.toml")"
+none="$dir/none"
+mkdir -p "$none"
+check_eq "no config.toml: the CRI plugin loads after configure" ok "$(cri_status "$none")"
+
 # --- a private containerd started with the generated config runs a container ---
 require_cmd ctr containerd-shim-runc-v2
 gpu_setup one-gpu

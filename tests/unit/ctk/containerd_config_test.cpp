@@ -28,6 +28,12 @@ constexpr std::string_view kC1 = R"(version = 2
 
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes]
 
+        [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+          privileged_without_host_devices = false
+          runtime_engine = ""
+          runtime_root = ""
+          runtime_type = "io.containerd.runc.v2"
+
         [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.test]
           privileged_without_host_devices = false
           runtime_engine = ""
@@ -60,7 +66,14 @@ TEST(ContainerdConfig, C1_EmptyConfigGetsVersion2AndStockRuntime) {
 TEST(ContainerdConfig, C2_SetAsDefaultSetsDefaultRuntimeName) {
   auto c = parsed("");
   ASSERT_TRUE(c.add_runtime("test", "/usr/bin/test", true));
+  // With `test` the default, containerd needs no runc entry (C1 has it: nvct's CRI rule).
   std::string expected(kC1);
+  const std::string runc_block =
+      "\n        [plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n"
+      "          privileged_without_host_devices = false\n          runtime_engine = \"\"\n"
+      "          runtime_root = \"\"\n          runtime_type = \"io.containerd.runc.v2\"\n";
+  ASSERT_NE(expected.find(runc_block), std::string::npos);
+  expected.erase(expected.find(runc_block), runc_block.size());
   expected.insert(
       expected.find("\n      [plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes]"),
       "      default_runtime_name = \"test\"\n");
@@ -183,6 +196,13 @@ TEST(ContainerdConfig, C7_NotDefaultRemovesDefaultNamingTheRuntime) {
   auto expected = tree(kTestIsDefault);
   expected["plugins"]["io.containerd.grpc.v1.cri"]["containerd"].as_table()->erase(
       "default_runtime_name");
+  // runc is the default again and the file has no runc entry: nvct writes containerd's own.
+  expected["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"].as_table()->insert(
+      "runc", *tree(R"(privileged_without_host_devices = false
+runtime_engine = ""
+runtime_root = ""
+runtime_type = "io.containerd.runc.v2"
+)").as_table());
   EXPECT_EQ(write_toml(c.tree()), write_toml(expected));
 }
 

@@ -355,6 +355,13 @@ TEST(ContainerdDropIn, C11_ThreeRuntimesOnAMissingConfigGetStockOptions) {
         "            BinaryName = \"{1}\"\n",
         name, path);
   }
+  // containerd's own runc entry, which the CRI plugin needs as its default runtime.
+  runtimes +=
+      "\n        [plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n"
+      "          privileged_without_host_devices = false\n"
+      "          runtime_engine = \"\"\n"
+      "          runtime_root = \"\"\n"
+      "          runtime_type = \"io.containerd.runc.v2\"\n";
   EXPECT_EQ(drop.serialize(),
             "version = 2\n\n[plugins]\n\n  [plugins.\"io.containerd.grpc.v1.cri\"]\n\n"
             "    [plugins.\"io.containerd.grpc.v1.cri\".containerd]\n\n"
