@@ -197,12 +197,13 @@ TEST(ContainerdConfig, C7_NotDefaultRemovesDefaultNamingTheRuntime) {
   expected["plugins"]["io.containerd.grpc.v1.cri"]["containerd"].as_table()->erase(
       "default_runtime_name");
   // runc is the default again and the file has no runc entry: nvct writes containerd's own.
-  expected["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"].as_table()->insert(
-      "runc", *tree(R"(privileged_without_host_devices = false
+  const toml::table runc = tree(R"(privileged_without_host_devices = false
 runtime_engine = ""
 runtime_root = ""
 runtime_type = "io.containerd.runc.v2"
-)").as_table());
+)");
+  expected["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"].as_table()->insert(
+      "runc", runc);
   EXPECT_EQ(write_toml(c.tree()), write_toml(expected));
 }
 
@@ -332,6 +333,20 @@ TEST(ContainerdConfig, RemoveRuntimePrunesEmptiedTables) {
   ASSERT_TRUE(c.add_runtime("nvidia", "/usr/bin/nvidia-container-runtime", false));
   ASSERT_TRUE(c.remove_runtime("nvidia"));
   EXPECT_EQ(c.serialize(), "");
+}
+
+// A user's own runc entry (not containerd's stock one) stays when nvidia goes.
+TEST(ContainerdConfig, RemoveKeepsAUsersRuncEntry) {
+  auto c = parsed(R"(version = 2
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+runtime_type = "io.containerd.runc.v2"
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+SystemdCgroup = true
+)");
+  ASSERT_TRUE(c.add_runtime("nvidia", "/usr/bin/nvidia-container-runtime", false));
+  ASSERT_TRUE(c.remove_runtime("nvidia"));
+  EXPECT_TRUE(c.has_runtime("runc"));
+  EXPECT_FALSE(c.has_runtime("nvidia"));
 }
 
 TEST(ContainerdConfig, RemovingTheDefaultRuntimeMakesRuncTheDefault) {
