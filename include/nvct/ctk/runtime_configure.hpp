@@ -49,15 +49,6 @@ std::string default_drop_in_path(const std::string& runtime);
 // file; crio: --cdi.enabled ignored with a warning.
 Result<ConfigureOptions> normalize_options(ConfigureOptions options);
 
-// The program the new configuration names, checked before anything is written
-// (spec/packaging.md §4.3: never a silent write of a path that is not there): the runtime path,
-// or in oci-hook mode the hook path, must be an executable file. Docker's default is the bare
-// name `nvidia-container-runtime`, which dockerd looks up in its own PATH: a bare name must be
-// found in the directories of `path_env`. The error names the path, the flag that sets it and
-// what to do. Not called for --remove (package removal runs it when the binaries may be gone);
-// the command makes it a warning with --dry-run, which writes nothing.
-Status check_configured_program(const ConfigureOptions& normalized, std::string_view path_env);
-
 // Runs the whole command on normalised options. Returns what goes to stdout (--dry-run output,
 // or the hook file without --oci-hook-path); files are written under their locks. With `remove`
 // it is remove_runtime_configuration() (runtime_remove.hpp).

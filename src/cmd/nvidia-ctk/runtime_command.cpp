@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "nvct/base/log.hpp"
+#include "nvct/ctk/configured_program.hpp"
 
 namespace nvct::cmd::nvidia_ctk {
 
