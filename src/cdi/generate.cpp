@@ -127,7 +127,7 @@ Result<Spec> build_spec(const driver::DriverInfo& info, const GenerateOptions& o
   if (o.detect_wsl && is_wsl_root(info.root, dev_root, lookup))
     return build_wsl_spec(wsl_mode_options(info, o, dev_root), lookup);
   const auto build = spec_build_options(o);
-  edits::Edits common = with_host_layout(edits::build_edits(info, {}, build));
+  edits::Edits common = with_host_layout(edits::build_edits(info, {}, build), info.bins);
   if (o.features.disable_ipc_discoverer)
     std::erase_if(common.mounts,
                   [](const edits::FileMount& m) { return m.kind == edits::FileKind::kIpc; });

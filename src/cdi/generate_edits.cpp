@@ -74,11 +74,17 @@ std::string join_root(const std::string& root, const std::string& path) {
   return r + path;
 }
 
-edits::Edits with_host_layout(edits::Edits e) {
+edits::Edits with_host_layout(edits::Edits e, const std::vector<driver::DriverBinary>& bins) {
   e.symlinks.clear();
   for (auto& m : e.mounts) {
     if (m.kind != edits::FileKind::kLibrary && m.kind != edits::FileKind::kBinary) continue;
     m.container_path = m.host_path;
+    if (m.kind == edits::FileKind::kBinary) {
+      auto b = std::find_if(bins.begin(), bins.end(), [&](const driver::DriverBinary& x) {
+        return x.path == m.host_path && !x.found_at.empty();
+      });
+      if (b != bins.end()) m.container_path = b->found_at;
+    }
     if (m.kind != edits::FileKind::kLibrary) continue;
     auto link = edits::library_symlink(m.container_path);
     if (link && std::find(e.symlinks.begin(), e.symlinks.end(), *link) == e.symlinks.end())

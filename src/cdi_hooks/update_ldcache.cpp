@@ -173,8 +173,8 @@ Result<LdcacheResult> update_ldcache(const mount::Root& rootfs,
     lo.timeout = options.timeout;
     // The folders are in the drop-ins; passing them on the command line too would put them
     // before the image's own configuration.
-    NVCT_ASSIGN_OR_RETURN(mount::LdconfigOutcome outcome, mount::run_ldconfig(rootfs, lo));
-    result.ran_ldconfig = outcome == mount::LdconfigOutcome::kRan;
+    NVCT_TRY(mount::run_ldconfig(rootfs, lo));
+    result.ran_ldconfig = true;
     return result;
   };
   return with_context(run(), "update-ldcache");

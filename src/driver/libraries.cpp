@@ -195,11 +195,15 @@ std::vector<DriverBinary> find_binaries(const DriverRoot& root, std::string_view
     bool found = false;
     for (const auto& dir : dirs) {
       if (dir.empty() || dir[0] != '/') continue;
-      auto resolved = root.resolve(dir + "/" + std::string(n.name));
+      std::string candidate = dir;
+      while (candidate.size() > 1 && candidate.back() == '/') candidate.pop_back();
+      if (candidate != "/") candidate += '/';
+      candidate += n.name;
+      auto resolved = root.resolve(candidate);
       if (!resolved) continue;
       auto st = root.stat(*resolved);
       if (!st || !S_ISREG(st->st_mode) || (st->st_mode & 0111) == 0) continue;
-      out.push_back({n.name, n.capability, std::move(*resolved)});
+      out.push_back({n.name, n.capability, std::move(*resolved), std::move(candidate)});
       found = true;
       break;
     }

@@ -4,6 +4,8 @@
 
 #include <array>
 
+#include "nvct/base/strings.hpp"
+
 namespace nvct::driver {
 namespace {
 
@@ -12,7 +14,9 @@ class NvmlCaller {
   explicit NvmlCaller(NvmlApi& api) : api_(api) {}
   Status operator()(int rc) {
     if (rc == kNvmlSuccess) return ok();
-    return fail(EIO, fmt::format("nvml error: {}", api_.error_string(rc)));
+    // As the reference prints it: NVML's own string in lower case ("Driver Not Loaded" from
+    // the real libnvidia-ml without its kernel module reads "nvml error: driver not loaded").
+    return fail(EIO, fmt::format("nvml error: {}", strings::to_lower(api_.error_string(rc))));
   }
 
  private:

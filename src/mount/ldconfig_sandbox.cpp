@@ -240,14 +240,11 @@ std::string drain(int fd, std::string& out) {
 
 }  // namespace
 
-Result<LdconfigOutcome> run_ldconfig(const Root& rootfs, const LdconfigOptions& options) {
-  auto run = [&]() -> Result<LdconfigOutcome> {
+Status run_ldconfig(const Root& rootfs, const LdconfigOptions& options) {
+  auto run = [&]() -> Status {
     // Host-side preparation first: nothing in the container changes before all of it worked.
-    NVCT_ASSIGN_OR_RETURN(bool glibc, has_glibc_layout(rootfs));
-    if (!glibc) {
-      log::info("rootfs {} has no glibc loader; skipping ldconfig", rootfs.path());
-      return LdconfigOutcome::kSkipped;
-    }
+    // An image without a glibc loader (busybox, musl, distroless) still gets its ld.so.cache, as
+    // with the reference: the host's ldconfig is static and runs from the sealed copy.
     NVCT_ASSIGN_OR_RETURN(unique_fd memfd, sealed_copy(options.host_ldconfig));
     unique_fd nsfd;
     if (options.container_pid) {
@@ -365,7 +362,7 @@ Result<LdconfigOutcome> run_ldconfig(const Root& rootfs, const LdconfigOptions& 
       return fail(EINVAL, "/etc/ld.so.cache is not a regular file");
     NVCT_TRY(rootfs.relative_path(cache.get()));
     log::info("ran ldconfig in {} for {}", rootfs.path(), fmt::join(options.folders, ", "));
-    return LdconfigOutcome::kRan;
+    return ok();
   };
   return with_context(run(), "ldcache update");
 }

@@ -41,7 +41,7 @@ class LdconfigAttack : public ::testing::Test {
     EXPECT_EQ(testing::host_mounts_but_other_tests(box.path("")), host_mounts);
     EXPECT_EQ(testing::read_text("/proc/self/mountinfo"), own_mounts);
   }
-  Result<LdconfigOutcome> run(std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+  Status run(std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
     LdconfigOptions o;
     o.folders = {"/opt/fake/lib"};
     o.timeout = timeout;

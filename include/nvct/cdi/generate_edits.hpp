@@ -33,8 +33,11 @@ std::string join_root(const std::string& root, const std::string& path);
 
 // The edits builder places libraries and binaries in a container layout; a CDI spec mounts them
 // where they are on the host (inside the driver root). Rewrites those targets and recomputes the
-// library symlinks (libcuda.so -> libcuda.so.1, ...) for the new places.
-edits::Edits with_host_layout(edits::Edits e);
+// library symlinks (libcuda.so -> libcuda.so.1, ...) for the new places. A binary goes where
+// PATH found it on the host (bins[i].found_at), not to its resolved file: on Debian,
+// /usr/bin/nvidia-smi is an alternatives link to /usr/lib/nvidia/current/nvidia-smi, which is on
+// no container's PATH.
+edits::Edits with_host_layout(edits::Edits e, const std::vector<driver::DriverBinary>& bins = {});
 
 // Device nodes: path = container path; hostPath only when it differs; type, major, minor and
 // fileMode from the host node when lookup can read it (left for the consumer to fill otherwise).

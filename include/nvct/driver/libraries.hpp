@@ -53,7 +53,8 @@ Result<std::string> find_library(const LdCache* cache, const DriverRoot& root, s
 struct DriverBinary {
   std::string_view name;
   Capability capability;
-  std::string path;
+  std::string path;      // the file, symlinks resolved inside the root
+  std::string found_at;  // where PATH found it (Debian: /usr/bin/nvidia-smi, an alternatives link)
 };
 std::vector<DriverBinary> find_binaries(const DriverRoot& root, std::string_view path_env);
 

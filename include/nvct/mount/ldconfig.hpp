@@ -34,8 +34,6 @@ struct LdconfigOptions {
   std::chrono::milliseconds timeout{30000};
 };
 
-enum class LdconfigOutcome { kRan, kSkipped };
-
 // The fixed argv: ldconfig -f /etc/ld.so.conf -C /etc/ld.so.cache <folders...>.
 std::vector<std::string> ldconfig_argv(const std::vector<std::string>& folders);
 
@@ -50,6 +48,6 @@ Result<bool> has_glibc_layout(const Root& rootfs);
 Result<bool> ensure_ld_so_conf(const Root& rootfs);
 
 // Runs the sandbox and checks afterwards that /etc/ld.so.cache is a regular file inside R.
-Result<LdconfigOutcome> run_ldconfig(const Root& rootfs, const LdconfigOptions& options);
+Status run_ldconfig(const Root& rootfs, const LdconfigOptions& options);
 
 }  // namespace nvct::mount

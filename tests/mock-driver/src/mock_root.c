@@ -11,8 +11,15 @@
 
 #include "mock_driver.h"
 
-/* Library directories a driver or container may install the library into, longest first. */
+/* Library directories a driver or container may install the library into, longest first.
+ * Debian's driver packages keep the libraries in nvidia/current (nvidia/tesla for the Tesla
+ * variants) and reach them through alternatives symlinks; a loader that resolves those links
+ * loads the mock from there. */
 static const char *const kLibraryDirs[] = {
+    "/usr/lib/x86_64-linux-gnu/nvidia/current",
+    "/usr/lib/i386-linux-gnu/nvidia/current",
+    "/usr/lib/x86_64-linux-gnu/nvidia/tesla",
+    "/usr/lib/i386-linux-gnu/nvidia/tesla",
     "/usr/lib/x86_64-linux-gnu",
     "/usr/lib/i386-linux-gnu",
     "/lib/x86_64-linux-gnu",

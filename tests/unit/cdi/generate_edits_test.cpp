@@ -39,6 +39,21 @@ TEST(GenerateEdits, HostLayoutMountsLibrariesAndBinariesWhereTheHostHasThem) {
   EXPECT_EQ(out.ldcache_folders, (std::vector<std::string>{"/usr/lib/x86_64-linux-gnu"}));
 }
 
+TEST(GenerateEdits, HostLayoutMountsABinaryWherePathFoundIt) {
+  edits::Edits e;
+  e.mounts.push_back(edits::FileMount{
+      "/usr/lib/nvidia/current/nvidia-smi", "/usr/bin/nvidia-smi", edits::FileKind::kBinary, {}});
+  e.mounts.push_back(edits::FileMount{
+      "/opt/bin/nvidia-debugdump", "/usr/bin/nvidia-debugdump", edits::FileKind::kBinary, {}});
+  std::vector<driver::DriverBinary> bins{{"nvidia-smi", driver::Capability::kUtility,
+                                          "/usr/lib/nvidia/current/nvidia-smi",
+                                          "/usr/bin/nvidia-smi"}};
+  auto out = with_host_layout(e, bins);
+  EXPECT_EQ(out.mounts[0].host_path, "/usr/lib/nvidia/current/nvidia-smi");
+  EXPECT_EQ(out.mounts[0].container_path, "/usr/bin/nvidia-smi");
+  EXPECT_EQ(out.mounts[1].container_path, "/opt/bin/nvidia-debugdump");  // not in bins: as found
+}
+
 TEST(GenerateEdits, LibraryBinaryAndFirmwareOptionsAreReadOnlyIpcIsNoexec) {
   MapDeviceLookup lookup;
   edits::Edits e;

@@ -171,9 +171,26 @@ TEST(FindBinaries, FirstPathHitThatIsARegularExecutable) {
       find_binaries(*DriverRoot::open(r.path()), "/usr/local/bin:/usr/sbin:/usr/bin:/bin:relative");
   ASSERT_EQ(bins.size(), 2u);
   EXPECT_EQ(bins[0].path, "/usr/bin/nvidia-smi");
+  EXPECT_EQ(bins[0].found_at, "/usr/bin/nvidia-smi");
   EXPECT_EQ(bins[0].capability, Capability::kUtility);
   EXPECT_EQ(bins[1].path, "/usr/bin/nvidia-cuda-mps-control");
   EXPECT_EQ(bins[1].capability, Capability::kCompute);
+}
+
+// Debian: /usr/bin/nvidia-smi -> /etc/alternatives/nvidia-smi -> /usr/lib/nvidia/current/...,
+// absolute links resolved inside the root; found_at keeps where PATH found it.
+TEST(FindBinaries, AlternativesLinksAreResolvedInTheRootAndTheirPathKept) {
+  testing::SyntheticRoot r;
+  r.file("/usr/lib/nvidia/current/nvidia-smi", "", 0755);
+  std::filesystem::create_directories(r / "etc/alternatives");
+  std::filesystem::create_directories(r / "usr/bin");
+  std::filesystem::create_symlink("/usr/lib/nvidia/current/nvidia-smi",
+                                  r / "etc/alternatives/nvidia-smi");
+  std::filesystem::create_symlink("/etc/alternatives/nvidia-smi", r / "usr/bin/nvidia-smi");
+  auto bins = find_binaries(*DriverRoot::open(r.path()), "/usr/local/bin/:/usr/bin/");
+  ASSERT_EQ(bins.size(), 1u);
+  EXPECT_EQ(bins[0].path, "/usr/lib/nvidia/current/nvidia-smi");
+  EXPECT_EQ(bins[0].found_at, "/usr/bin/nvidia-smi");
 }
 
 TEST(DriverFileNames, ListsFollowTheSpecOrder) {

@@ -48,7 +48,7 @@ DriverInfo sample() {
   g1.node = {"/dev/nvidia1", 195, 1};
   g1.mig_caps_path = "/proc/driver/nvidia/capabilities/gpu1";
   info.gpus = {g0, g1};
-  info.bins = {{"nvidia-smi", Capability::kUtility, "/usr/bin/nvidia-smi"}};
+  info.bins = {{"nvidia-smi", Capability::kUtility, "/usr/bin/nvidia-smi", "/usr/bin/nvidia-smi"}};
   info.libs = {
       {"libcuda.so", Capability::kCompute, "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.14"}};
   info.libs32 = {

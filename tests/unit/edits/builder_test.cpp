@@ -55,9 +55,9 @@ driver::DriverInfo host() {
       {"libGLX_nvidia.so", Capability::kGraphics, lib + "libGLX_nvidia.so.550.54.14"}};
   info.libs32 = {
       {"libcuda.so", Capability::kCompute, "/usr/lib/i386-linux-gnu/libcuda.so.550.54.14"}};
-  info.bins = {
-      {"nvidia-smi", Capability::kUtility, "/usr/bin/nvidia-smi"},
-      {"nvidia-cuda-mps-control", Capability::kCompute, "/usr/bin/nvidia-cuda-mps-control"}};
+  info.bins = {{"nvidia-smi", Capability::kUtility, "/usr/bin/nvidia-smi", "/usr/bin/nvidia-smi"},
+               {"nvidia-cuda-mps-control", Capability::kCompute, "/usr/bin/nvidia-cuda-mps-control",
+                "/usr/bin/nvidia-cuda-mps-control"}};
   info.ipcs = {"/run/nvidia-persistenced/socket", "/run/nvidia-fabricmanager/socket",
                "/tmp/nvidia-mps"};
   info.firmwares = {{"/lib/firmware/nvidia/550.54.14/gsp_ga10x.bin",

@@ -40,14 +40,14 @@ TEST(LdconfigSealedCopy, IsSealedAndIdentical) {
   EXPECT_EQ(::write(fd->get(), "x", 1), -1);
 }
 
-TEST(LdconfigLayout, ImageWithoutGlibcLoaderIsSkipped) {
+// As the reference: the host's (static) ldconfig runs whether or not the image has a loader.
+TEST(LdconfigLayout, ImageWithoutGlibcLoaderStillGetsItsCache) {
   Sandbox box;
   box.copy("/bin/busybox", "rootfs/bin/busybox");
   auto root = Root::open(box.rootfs());
   auto r = run_ldconfig(*root, opts({"/usr/lib"}));
   ASSERT_TRUE(r) << r.error().message();
-  EXPECT_EQ(*r, LdconfigOutcome::kSkipped);
-  EXPECT_FALSE(box.exists("rootfs/etc/ld.so.conf"));
+  EXPECT_TRUE(box.exists("rootfs/etc/ld.so.cache"));
 }
 
 TEST(LdconfigConf, MissingLdSoConfIsCreatedWithInclude) {
@@ -79,7 +79,6 @@ TEST(LdconfigSandbox, BuildsTheCacheInsideTheRootfs) {
   auto root = Root::open(box.rootfs());
   auto r = run_ldconfig(*root, opts({"/opt/fake/lib"}));
   ASSERT_TRUE(r) << r.error().message();
-  EXPECT_EQ(*r, LdconfigOutcome::kRan);
   struct stat st {};
   ASSERT_EQ(::lstat(box.path("rootfs/etc/ld.so.cache").c_str(), &st), 0);
   EXPECT_TRUE(S_ISREG(st.st_mode));
@@ -98,7 +97,6 @@ TEST(LdconfigSandbox, JoinsTheMountNamespaceOfAPid) {
   auto root = Root::open(box.rootfs());
   auto r = run_ldconfig(*root, opts({"/opt/fake/lib"}, ::getpid()));
   ASSERT_TRUE(r) << r.error().message();
-  EXPECT_EQ(*r, LdconfigOutcome::kRan);
 }
 
 TEST(LdconfigSandbox, MissingHostBinaryIsAClearError) {
