@@ -2,7 +2,8 @@
 # NVIDIA's real driver userspace (Debian 12 non-free 535.261.03, fetched with a private sources
 # list and unpacked with dpkg -x, never installed) in two layouts: Debian's (libraries under
 # nvidia/current, reached through alternatives symlinks that are absolute and so must be resolved
-# inside the driver root) and the flat layout of NVIDIA's .run installer. NVML needs the kernel
+# inside the driver root) and the flat layout of NVIDIA's .run installer; and Debian's Tesla
+# variant (525.147.05, nvidia/tesla) in Debian's layout. NVML needs the kernel
 # module, so the mock NVML stands in for the real libnvidia-ml.so.535.261.03 (in Debian's layout
 # it is loaded from nvidia/current).
 #
@@ -20,7 +21,6 @@ source "$(dirname "$0")/lib/real_driver.sh"
 require_root
 require_cmd unshare nsenter chroot busybox objdump
 
-V=$REAL_DRIVER_VERSION
 cli="$(nvct_bin nvidia-container-cli)"
 hook="$(nvct_bin nvidia-container-runtime-hook)"
 ctk="$(nvct_bin nvidia-ctk)"
@@ -35,30 +35,41 @@ else
 fi
 
 # --- the expected file sets (driver.md §2.2, §10) ---------------------------------------------
-# Library stems by capability, as `list` prints them (the file named after the driver version).
-utility64="libnvidia-ml"
-utility64_flat="libnvidia-ml libnvidia-cfg" # Debian keeps libnvidia-cfg off the loader's path
-compute64="libcuda libcudadebugger libnvidia-ptxjitcompiler libnvidia-allocator libnvidia-nvvm"
-ngx64="libnvidia-ngx"
-video64="libnvidia-encode libnvidia-opticalflow libnvcuvid"
-graphics64="libnvidia-eglcore libnvidia-glcore libnvidia-tls libnvidia-glsi libnvidia-fbc libnvidia-rtcore libGLX_nvidia libEGL_nvidia libGLESv2_nvidia libGLESv1_CM_nvidia libnvidia-glvkspirv"
-utility32="libnvidia-ml"
-compute32="libcuda libnvidia-ptxjitcompiler libnvidia-allocator libnvidia-nvvm"
-video32="libnvidia-encode libnvidia-opticalflow libnvcuvid"
-graphics32="libnvidia-eglcore libnvidia-glcore libnvidia-tls libnvidia-glsi libnvidia-fbc libGLX_nvidia libEGL_nvidia libGLESv2_nvidia libGLESv1_CM_nvidia libnvidia-glvkspirv"
-# Where each library file lives in a layout: Debian keeps the versioned GL core files
-# (eglcore, glcore, tls, glsi, rtcore, glvkspirv) in the multiarch directory itself.
+# Library stems by capability, as `list` prints them (the file named after the driver version),
+# for the variant real_driver_variant selected.
+expected_stems() {
+  V=$REAL_DRIVER_VERSION
+  utility64="libnvidia-ml"
+  utility64_flat="libnvidia-ml libnvidia-cfg" # Debian keeps libnvidia-cfg off the loader's path
+  compute64="libcuda libcudadebugger libnvidia-ptxjitcompiler libnvidia-allocator libnvidia-nvvm"
+  ngx64="libnvidia-ngx"
+  video64="libnvidia-encode libnvidia-opticalflow libnvcuvid"
+  graphics64="libnvidia-eglcore libnvidia-glcore libnvidia-tls libnvidia-glsi libnvidia-fbc libnvidia-rtcore libGLX_nvidia libEGL_nvidia libGLESv2_nvidia libGLESv1_CM_nvidia libnvidia-glvkspirv"
+  utility32="libnvidia-ml"
+  compute32="libcuda libnvidia-ptxjitcompiler libnvidia-allocator libnvidia-nvvm"
+  video32="libnvidia-encode libnvidia-opticalflow libnvcuvid"
+  graphics32="libnvidia-eglcore libnvidia-glcore libnvidia-tls libnvidia-glsi libnvidia-fbc libGLX_nvidia libEGL_nvidia libGLESv2_nvidia libGLESv1_CM_nvidia libnvidia-glvkspirv"
+  if [ "$REAL_DRIVER_VARIANT" = tesla ]; then
+    # 525's Tesla packages: libnvidia-compiler still exists, no NGX or rtcore here, amd64 only.
+    compute64="libcuda libcudadebugger libnvidia-ptxjitcompiler libnvidia-allocator libnvidia-compiler libnvidia-nvvm"
+    ngx64=""
+    graphics64="${graphics64/ libnvidia-rtcore/}"
+    utility32="" compute32="" video32="" graphics32=""
+  fi
+}
+# Where each library file lives in a layout: Debian keeps the versioned core files (eglcore,
+# glcore, tls, glsi, rtcore, glvkspirv, compiler) in the multiarch directory itself.
 lib_path() { # <layout> <libdir> <stem>
   case "$1:$3" in
     debian:libnvidia-eglcore | debian:libnvidia-glcore | debian:libnvidia-tls | debian:libnvidia-glsi | \
-      debian:libnvidia-rtcore | debian:libnvidia-glvkspirv | flat:*)
+      debian:libnvidia-rtcore | debian:libnvidia-glvkspirv | debian:libnvidia-compiler | flat:*)
       echo "/$2/$3.so.$V" ;;
-    debian:*) echo "/$2/nvidia/current/$3.so.$V" ;;
+    debian:*) echo "/$2/nvidia/$REAL_DRIVER_SUBDIR/$3.so.$V" ;;
   esac
 }
 expected_list() { # <layout>: the whole `list` output, in libnvidia-container's order
   local layout="$1" s smi=/usr/bin/nvidia-smi utility="$utility64"
-  [ "$layout" = debian ] && smi=/usr/lib/nvidia/current/nvidia-smi
+  [ "$layout" = debian ] && smi="/usr/lib/nvidia/$REAL_DRIVER_SUBDIR/nvidia-smi"
   [ "$layout" = flat ] && utility="$utility64_flat"
   printf '%s\n' /dev/nvidiactl /dev/nvidia-uvm /dev/nvidia-uvm-tools /dev/nvidia-modeset /dev/nvidia0 \
     "$smi" /usr/bin/nvidia-debugdump /usr/bin/nvidia-persistenced /usr/bin/nv-fabricmanager \
@@ -144,24 +155,28 @@ hook_config() { # <driver root> <cli path or ""> <out>
   } >"$3"
 }
 
-for layout in debian flat; do
-  root="$E2E_TMP/driver-$layout"
+for case_ in current:debian current:flat tesla:debian; do
+  variant="${case_%%:*}" layout="${case_#*:}"
+  real_driver_variant "$variant"
+  expected_stems
+  root="$E2E_TMP/driver-$variant-$layout"
   real_driver_root "$layout" "$root"
+  [ "$variant" = tesla ] && layout_name="tesla" || layout_name="$layout"
 
   # list
-  "$cli" --root "$root" list >"$E2E_TMP/list" 2>"$E2E_TMP/list.err" || failed "$layout: list: $(cat "$E2E_TMP/list.err")"
+  "$cli" --root "$root" list >"$E2E_TMP/list" 2>"$E2E_TMP/list.err" || failed "$layout_name: list: $(cat "$E2E_TMP/list.err")"
   expected_list "$layout" >"$E2E_TMP/list.want"
   if diff -u "$E2E_TMP/list.want" "$E2E_TMP/list" >"$E2E_TMP/list.diff"; then
-    pass "$layout: list prints the expected $(wc -l <"$E2E_TMP/list.want") paths"
+    pass "$layout_name: list prints the expected $(wc -l <"$E2E_TMP/list.want") paths"
   else
-    failed "$layout: list differs from the expected set: $(cat "$E2E_TMP/list.diff")"
+    failed "$layout_name: list differs from the expected set: $(cat "$E2E_TMP/list.diff")"
   fi
-  check_contains "$layout: info reads the mock NVML (CUDA version)" "CUDA version:   12.2" \
+  check_contains "$layout_name: info reads the mock NVML (CUDA version)" "CUDA version:   $((REAL_DRIVER_CUDA / 1000)).$((REAL_DRIVER_CUDA % 1000 / 10))" \
     "$("$cli" --root "$root" info 2>&1)"
 
   # cdi generate: the libraries, nvidia-smi, the libcuda.so link hook
   "$ctk" cdi generate --driver-root "$root" --nvidia-cdi-hook-path "$cdi_hook" --format json \
-    --output "$E2E_TMP/cdi.json" >"$E2E_TMP/cdi.log" 2>&1 || failed "$layout: cdi generate: $(cat "$E2E_TMP/cdi.log")"
+    --output "$E2E_TMP/cdi.json" >"$E2E_TMP/cdi.log" 2>&1 || failed "$layout_name: cdi generate: $(cat "$E2E_TMP/cdi.log")"
   if [ -s "$E2E_TMP/cdi.json" ]; then
     jq -r '[.containerEdits.mounts[]?.hostPath] | .[]' "$E2E_TMP/cdi.json" | grep '\.so' |
       sed "s|^$root||" | sort >"$E2E_TMP/cdi.libs"
@@ -173,19 +188,19 @@ for layout in debian flat; do
       printf '%s\n' /usr/lib/xorg/modules/drivers/nvidia_drv.so "/usr/lib/xorg/modules/extensions/libglxserver_nvidia.so.$V"
     } | sort >"$E2E_TMP/cdi.want"
     if diff -u "$E2E_TMP/cdi.want" "$E2E_TMP/cdi.libs" >"$E2E_TMP/cdi.diff"; then
-      pass "$layout: cdi generate mounts the expected 64-bit libraries"
+      pass "$layout_name: cdi generate mounts the expected 64-bit libraries"
     else
-      failed "$layout: cdi generate libraries differ: $(cat "$E2E_TMP/cdi.diff")"
+      failed "$layout_name: cdi generate libraries differ: $(cat "$E2E_TMP/cdi.diff")"
     fi
     # nvidia-smi where PATH finds it on the host, from the file it resolves to (Debian's
     # alternatives link points into /usr/lib/nvidia/current, on no container's PATH).
     smi_file=/usr/bin/nvidia-smi
-    [ "$layout" = debian ] && smi_file=/usr/lib/nvidia/current/nvidia-smi
-    check_eq "$layout: cdi generate mounts nvidia-smi at /usr/bin/nvidia-smi" "$root$smi_file" \
+    [ "$layout" = debian ] && smi_file="/usr/lib/nvidia/$REAL_DRIVER_SUBDIR/nvidia-smi"
+    check_eq "$layout_name: cdi generate mounts nvidia-smi at /usr/bin/nvidia-smi" "$root$smi_file" \
       "$(jq -r '.containerEdits.mounts[] | select(.containerPath == "/usr/bin/nvidia-smi") | .hostPath' "$E2E_TMP/cdi.json")"
     # The link goes beside the library, in the directory the spec mounts it at (cdi.md §6.4).
     libcuda_dir="$(dirname "$(lib_path "$layout" usr/lib/x86_64-linux-gnu libcuda)")"
-    check_contains "$layout: cdi generate creates the libcuda.so link" "libcuda.so.1::$libcuda_dir/libcuda.so" \
+    check_contains "$layout_name: cdi generate creates the libcuda.so link" "libcuda.so.1::$libcuda_dir/libcuda.so" \
       "$(jq -c '.containerEdits.hooks' "$E2E_TMP/cdi.json")"
   fi
 
@@ -196,29 +211,29 @@ for layout in debian flat; do
     sed '/^--- links$/,$d' "$E2E_TMP/nvct.$cap" >"$E2E_TMP/nvct.$cap.mounts"
     expected_mounts "$layout" "$cap" >"$E2E_TMP/want.$cap"
     if diff -u "$E2E_TMP/want.$cap" "$E2E_TMP/nvct.$cap.mounts" >"$E2E_TMP/diff.$cap"; then
-      pass "$layout/$cap: the hook mounts the expected $(wc -l <"$E2E_TMP/want.$cap") paths"
+      pass "$layout_name/$cap: the hook mounts the expected $(wc -l <"$E2E_TMP/want.$cap") paths"
     else
-      failed "$layout/$cap: the hook's mounts differ from the expected set: $(cat "$E2E_TMP/diff.$cap")"
+      failed "$layout_name/$cap: the hook's mounts differ from the expected set: $(cat "$E2E_TMP/diff.$cap")"
     fi
     case "$cap" in compute | all)
-      check_contains "$layout/$cap: libcuda.so link" "/usr/lib/x86_64-linux-gnu/libcuda.so -> libcuda.so.1" "$(cat "$E2E_TMP/nvct.$cap")" ;;
+      check_contains "$layout_name/$cap: libcuda.so link" "/usr/lib/x86_64-linux-gnu/libcuda.so -> libcuda.so.1" "$(cat "$E2E_TMP/nvct.$cap")" ;;
     esac
     if [ -n "$peer" ]; then
       PATH="$peer:$PATH" hook_effects "$peer/nvidia-container-runtime-hook" "$E2E_TMP/peer.toml" "$cap" >"$E2E_TMP/peer.$cap"
       if diff -u "$E2E_TMP/peer.$cap" "$E2E_TMP/nvct.$cap" >"$E2E_TMP/pdiff.$cap"; then
-        pass "$layout/$cap: mounts and links equal libnvidia-container 1.17's"
+        pass "$layout_name/$cap: mounts and links equal libnvidia-container 1.17's"
       else
-        failed "$layout/$cap: differs from libnvidia-container 1.17: $(cat "$E2E_TMP/pdiff.$cap")"
+        failed "$layout_name/$cap: differs from libnvidia-container 1.17: $(cat "$E2E_TMP/pdiff.$cap")"
       fi
     fi
   done
 
   if [ -n "$peer" ]; then
     "$peer/nvidia-container-cli" --root "$root" list >"$E2E_TMP/peer.list" 2>&1 || true
-    check "$layout: list equals libnvidia-container 1.17's" same_file "$E2E_TMP/peer.list" "$E2E_TMP/list"
+    check "$layout_name: list equals libnvidia-container 1.17's" same_file "$E2E_TMP/peer.list" "$E2E_TMP/list"
     "$peer/nvidia-container-cli" --root "$root" info >"$E2E_TMP/peer.info" 2>&1 || true
     "$cli" --root "$root" info >"$E2E_TMP/nvct.info" 2>&1 || true
-    check "$layout: info equals libnvidia-container 1.17's" same_file "$E2E_TMP/peer.info" "$E2E_TMP/nvct.info"
+    check "$layout_name: info equals libnvidia-container 1.17's" same_file "$E2E_TMP/peer.info" "$E2E_TMP/nvct.info"
   fi
 done
 
@@ -245,6 +260,8 @@ fi
 # --- the real libnvidia-ml without a kernel module ------------------------------------------------
 # The real NVML needs glibc in the root it is loaded in (libpthread, libdl, libm, librt), as on a
 # host; it then fails with NVML_ERROR_DRIVER_NOT_LOADED since no module answers on /dev/nvidiactl.
+real_driver_variant current
+expected_stems
 root="$E2E_TMP/driver-real-nvml"
 real_driver_root debian "$root"
 rm -f "$root/usr/lib/x86_64-linux-gnu/nvidia/current/libnvidia-ml.so.$V"
