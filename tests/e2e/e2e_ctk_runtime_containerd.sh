@@ -4,7 +4,8 @@
 # BinaryName and the main file's other settings (drop-in mode and in-place mode), and a version-3
 # file is refused on containerd 1.x instead of being written where 1.x silently ignores it.
 # Finally a private containerd started with a generated config runs a GPU container on the mock
-# driver through `ctr run --runtime io.containerd.runc.v2 --runc-binary <shim>`.
+# driver through `ctr run --runtime io.containerd.runc.v2 --runc-binary <shim>`, and through
+# `ctr run --gpus 0` (containerd's own hook calling our nvidia-container-cli).
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/containerd.sh"
 source "$(dirname "$0")/lib/rootfs.sh"
@@ -235,6 +236,33 @@ if timeout 120 ctr --address "$run_dir/containerd.sock" run --rm \
     "$(gpu_field "$out" smi | grep -c '^GPU ')"
 else
   failed "ctr run through the shim failed: $(tr '\n' ' ' <"$run_dir/ctr.err")"
+fi
+
+# --- ctr run --gpus 0: containerd's own GPU support calls nvidia-container-cli -----------------
+# ctr adds a prestart hook `ctr oci-hook -- <nvidia-container-cli from PATH> --load-kmods
+# configure --device=0 --compute --utility ... --pid=<pid> <rootfs>`, with the stock runc. The
+# nvidia-container-cli it finds is a wrapper that adds --root <mock driver root> and records the
+# arguments ctr passed.
+cli_bin="$(nvct_bin nvidia-container-cli)"
+mkdir -p "$run_dir/bin"
+cat >"$run_dir/bin/nvidia-container-cli" <<SH
+#!/bin/sh
+printf '%s\n' "\$*" >>'$run_dir/cli-args'
+exec '$cli_bin' --root '$GPU_ROOT' "\$@"
+SH
+chmod 0755 "$run_dir/bin/nvidia-container-cli"
+out="$run_dir/ctr-gpus.out"
+if PATH="$run_dir/bin:$PATH" timeout 120 ctr --address "$run_dir/containerd.sock" run --rm \
+    --gpus 0 --env PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+    --mount type=tmpfs,src=tmpfs,dst=/proc/driver,options=nosuid:nodev:noexec \
+    --rootfs "$run_dir/rootfs" nvct-ctr-gpus sh /report.sh >"$out" 2>"$run_dir/ctr-gpus.err"; then
+  check_contains "ctr run --gpus 0: our nvidia-container-cli ran as containerd's hook" \
+    "--load-kmods configure" "$(cat "$run_dir/cli-args" 2>/dev/null)"
+  check_contains "ctr run --gpus 0: the container has /dev/nvidia0" "/dev/nvidia0" "$(gpu_nodes "$out")"
+  check_eq "ctr run --gpus 0: nvidia-smi -L lists the mock GPU" 1 \
+    "$(gpu_field "$out" smi | grep -c '^GPU ')"
+else
+  failed "ctr run --gpus 0 failed: $(tr '\n' ' ' <"$run_dir/ctr-gpus.err")"
 fi
 
 e2e_finish
