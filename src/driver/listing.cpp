@@ -11,12 +11,10 @@ namespace {
 
 std::string or_na(const std::string& s) { return s.empty() ? "N/A" : s; }
 
-// --mig-config / --mig-monitor: only "all", refused with specific MIG devices selected, applied
-// to the selected MIG-capable GPUs (mount.md §8).
+// --mig-config / --mig-monitor ("all", parse_mig_value): refused with specific MIG devices
+// selected, applied to the selected MIG-capable GPUs (mount.md §8).
 Status list_mig_caps(const DriverInfo& info, const DeviceSelection& sel, std::string_view stage,
-                     std::string_view value, std::string_view file, std::vector<std::string>& out) {
-  if (value != "all")
-    return fail(EINVAL, fmt::format("{} error: only 'all' devices are currently supported", stage));
+                     std::string_view file, std::vector<std::string>& out) {
   if (!sel.all && !sel.migs.empty())
     return fail(EINVAL, fmt::format("{} error: all: cannot enable {} with specific MIG devices "
                                     "selected",
@@ -62,13 +60,30 @@ std::string format_info(const DriverInfo& info, bool csv) {
   return s;
 }
 
+Result<bool> parse_mig_value(std::string_view value, std::string_view stage) {
+  for (const auto& item : strings::split(value, ',')) {
+    if (item.empty()) continue;
+    if (strings::to_lower(item) == "all") return true;
+    return fail(EINVAL, fmt::format("{} error: {}: only 'all' devices are currently supported",
+                                    stage, item));
+  }
+  return false;
+}
+
 bool list_everything(const ListOptions& o) {
   return !o.devices && !o.libraries && !o.binaries && !o.ipcs && !o.firmwares && !o.compat32 &&
-         !o.mig_config && !o.mig_monitor;
+         !o.mig_config && !o.mig_monitor && !o.other_options;
 }
 
 Result<std::vector<std::string>> list_driver_paths(const DriverInfo& info, const DriverRoot& root,
                                                    ListOptions o) {
+  bool mig_config = false, mig_monitor = false;
+  if (o.mig_config) {
+    NVCT_ASSIGN_OR_RETURN(mig_config, parse_mig_value(*o.mig_config, "mig-config"));
+  }
+  if (o.mig_monitor) {
+    NVCT_ASSIGN_OR_RETURN(mig_monitor, parse_mig_value(*o.mig_monitor, "mig-monitor"));
+  }
   if (list_everything(o)) {
     o.devices = "all";
     o.libraries = o.binaries = o.ipcs = o.firmwares = o.compat32 = true;
@@ -94,11 +109,10 @@ Result<std::vector<std::string>> list_driver_paths(const DriverInfo& info, const
     for (auto i : sel.gpus) out.push_back(info.gpus[i].node.path);
   }
   std::vector<std::string> caps;
-  if (o.mig_config) NVCT_TRY(list_mig_caps(info, sel, "mig-config", *o.mig_config, "config", caps));
-  if (o.mig_monitor)
-    NVCT_TRY(list_mig_caps(info, sel, "mig-monitor", *o.mig_monitor, "monitor", caps));
+  if (mig_config) NVCT_TRY(list_mig_caps(info, sel, "mig-config", "config", caps));
+  if (mig_monitor) NVCT_TRY(list_mig_caps(info, sel, "mig-monitor", "monitor", caps));
   // mig-config/mig-monitor replace the per-MIG access files.
-  if (!o.mig_config && !o.mig_monitor) {
+  if (!mig_config && !mig_monitor) {
     for (const auto& [gi, mi] : sel.migs) {
       const MigDevice& m = info.gpus[gi].migs[mi];
       out.push_back(m.gi_caps_path + "/access");
@@ -119,7 +133,7 @@ Result<std::vector<std::string>> list_driver_paths(const DriverInfo& info, const
     for (const auto& b : info.bins) out.push_back(b.path);
   if (o.libraries)
     for (const auto& l : info.libs) out.push_back(l.path);
-  if (o.compat32)
+  if (o.libraries && o.compat32)  // --compat32 adds to -l; alone it lists nothing
     for (const auto& l : info.libs32) out.push_back(l.path);
   if (o.ipcs) out.insert(out.end(), info.ipcs.begin(), info.ipcs.end());
   if (o.firmwares)

@@ -9,12 +9,6 @@
 namespace nvct::mount {
 namespace {
 
-Status check_mig_value(const std::optional<std::string>& value, std::string_view stage) {
-  if (value && *value != "all")
-    return fail(EINVAL, fmt::format("{} error: only 'all' devices are currently supported", stage));
-  return ok();
-}
-
 std::optional<unsigned> cap_minor(const driver::DriverRoot& root, std::string_view file) {
   auto text = root.read(fmt::format("{}/mig/{}", driver::kProcCapabilities, file), 4096);
   if (!text) return std::nullopt;
@@ -50,8 +44,12 @@ Result<ValidatedConfigure> validate_configure_options(const ConfigureOptions& o)
                     fmt::format("error parsing IMEX info: unsupported IMEX channel value: {}", c));
       v.imex_channels.push_back(*n);
     }
-  NVCT_TRY(check_mig_value(o.mig_config, "mig-config"));
-  NVCT_TRY(check_mig_value(o.mig_monitor, "mig-monitor"));
+  if (o.mig_config) {
+    NVCT_ASSIGN_OR_RETURN(v.mig_config, driver::parse_mig_value(*o.mig_config, "mig-config"));
+  }
+  if (o.mig_monitor) {
+    NVCT_ASSIGN_OR_RETURN(v.mig_monitor, driver::parse_mig_value(*o.mig_monitor, "mig-monitor"));
+  }
   std::vector<std::string> items;
   for (const auto& d : o.devices)
     if (!d.empty()) items.push_back(d);
@@ -71,8 +69,8 @@ Result<edits::BuildOptions> build_options(const ConfigureOptions& o, const Valid
   b.no_fabricmanager = o.no_fabricmanager;
   b.no_gsp_firmware = o.no_gsp_firmware;
   b.layout = layout;
-  b.mig_config = o.mig_config.has_value();
-  b.mig_monitor = o.mig_monitor.has_value();
+  b.mig_config = v.mig_config;
+  b.mig_monitor = v.mig_monitor;
   for (auto [set, stage] :
        {std::pair{b.mig_config, "mig-config"}, std::pair{b.mig_monitor, "mig-monitor"}}) {
     if (set && !sel.all && !sel.migs.empty())

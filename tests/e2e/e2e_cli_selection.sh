@@ -65,7 +65,7 @@ expect_error "mig-config with a MIG device" \
   "nvidia-container-cli: mig-config error: all: cannot enable mig-config with specific MIG devices selected" \
   "$cli" --root "$root" list --device=0:1 --mig-config=all
 expect_error "mig-monitor other than all" \
-  "nvidia-container-cli: mig-monitor error: only 'all' devices are currently supported" \
+  "nvidia-container-cli: mig-monitor error: 0: only 'all' devices are currently supported" \
   "$cli" --root "$root" list --device=0 --mig-monitor=0
 expect_error "IMEX channel out of range" \
   "nvidia-container-cli: error parsing IMEX info: unsupported IMEX channel value: 1048576" \

@@ -66,7 +66,7 @@ expect_error "mig-config with a specific MIG device" \
   "nvidia-container-cli: mig-config error: all: cannot enable mig-config with specific MIG devices selected" \
   --device=0:0 --mig-config=all --utility --no-cgroups
 expect_error "mig-monitor other than all" \
-  "nvidia-container-cli: mig-monitor error: only 'all' devices are currently supported" \
+  "nvidia-container-cli: mig-monitor error: 0: only 'all' devices are currently supported" \
   --device=0 --mig-monitor=0 --utility --no-cgroups
 expect_error "IMEX channel out of range" \
   "nvidia-container-cli: error parsing IMEX info: unsupported IMEX channel value: 1048576" \

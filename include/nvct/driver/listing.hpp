@@ -22,7 +22,15 @@ struct ListOptions {
   bool libraries = false, binaries = false, ipcs = false, firmwares = false, compat32 = false;
   std::optional<std::string> mig_config, mig_monitor;
   std::vector<std::string> imex_channels;  // raw items of --imex-channel
+  // --no-persistenced, --no-fabricmanager or --no-gsp-firmware was given: they select nothing,
+  // but as any option but --imex-channel they turn off the list-everything default (cli.md §6).
+  bool other_options = false;
 };
+
+// A --mig-config / --mig-monitor value, as the reference reads it: a comma list whose first
+// non-empty item must be "all" (any case) -> true; no item at all -> false (as if not given);
+// another item -> "<stage> error: <item>: only 'all' devices are currently supported".
+Result<bool> parse_mig_value(std::string_view value, std::string_view stage);
 
 // True when `list` was given nothing but --imex-channel: then it lists everything.
 bool list_everything(const ListOptions& o);

@@ -21,6 +21,7 @@ struct ValidatedConfigure {
   std::string devices;  // the --device items joined with ','
   CudaCompatMode compat = CudaCompatMode::kLdconfig;
   std::vector<unsigned> imex_channels;
+  bool mig_config = false, mig_monitor = false;  // driver::parse_mig_value of the options
 };
 
 // Step 0 and the option checks of container setup. Errors (nothing has been touched yet):

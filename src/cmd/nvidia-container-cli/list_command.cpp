@@ -86,12 +86,15 @@ Status run_list(const GlobalOptions& g, const std::vector<std::string>& args) {
         break;
       case kNoPersistenced:
         dopts.no_persistenced = true;
+        lo.other_options = true;
         break;
       case kNoFabricmanager:
         dopts.no_fabricmanager = true;
+        lo.other_options = true;
         break;
       case kNoGspFirmware:
         dopts.no_gsp_firmware = true;
+        lo.other_options = true;
         break;
       case kHelp:
         std::fputs(format_help("nvidia-container-cli list [OPTION...]",

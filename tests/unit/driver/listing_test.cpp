@@ -141,8 +141,9 @@ TEST_F(ListingTest, SingleListsOnly) {
   o.libraries = true;
   EXPECT_EQ(*list(o), (std::vector<std::string>{"/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.14"}));
   ListOptions c;
-  c.compat32 = true;
-  EXPECT_EQ(*list(c), (std::vector<std::string>{"/usr/lib/i386-linux-gnu/libcuda.so.550.54.14"}));
+  c.libraries = c.compat32 = true;
+  EXPECT_EQ(*list(c), (std::vector<std::string>{"/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.14",
+                                                "/usr/lib/i386-linux-gnu/libcuda.so.550.54.14"}));
 }
 
 TEST_F(ListingTest, UnknownDeviceHasTheDeviceStage) {
@@ -183,7 +184,42 @@ TEST_F(ListingTest, MigConfigRefusals) {
   m.mig_monitor = "0";
   l = list(m);
   ASSERT_FALSE(l);
-  EXPECT_EQ(l.error().message(), "mig-monitor error: only 'all' devices are currently supported");
+  EXPECT_EQ(l.error().message(),
+            "mig-monitor error: 0: only 'all' devices are currently supported");
+}
+
+// As the reference: the first non-empty item decides, in any case; no item = not given.
+TEST(ParseMigValue, FirstItemMustBeAllInAnyCase) {
+  EXPECT_TRUE(*parse_mig_value("all", "mig-config"));
+  EXPECT_TRUE(*parse_mig_value("ALL", "mig-config"));
+  EXPECT_TRUE(*parse_mig_value(",all,1", "mig-config"));
+  EXPECT_FALSE(*parse_mig_value("", "mig-config"));
+  EXPECT_FALSE(*parse_mig_value(",,", "mig-config"));
+  auto r = parse_mig_value("1,all", "mig-monitor");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message(),
+            "mig-monitor error: 1: only 'all' devices are currently supported");
+}
+
+// cli.md §6: only "no options, or only --imex-channel" lists everything; --compat32 adds the
+// 32-bit libraries to -l and lists nothing alone.
+TEST_F(ListingTest, Compat32AloneOrANoFlagAloneListsNothing) {
+  ListOptions o;
+  o.compat32 = true;
+  auto l = list(o);
+  ASSERT_TRUE(l) << l.error().message();
+  EXPECT_TRUE(l->empty());
+  o.libraries = true;
+  l = list(o);
+  ASSERT_TRUE(l) << l.error().message();
+  EXPECT_FALSE(l->empty());
+  EXPECT_EQ(std::count(l->begin(), l->end(), "/usr/lib/i386-linux-gnu/libcuda.so.550.54.14"), 1);
+  ListOptions n;
+  n.other_options = true;  // --no-persistenced, --no-fabricmanager or --no-gsp-firmware
+  EXPECT_FALSE(list_everything(n));
+  l = list(n);
+  ASSERT_TRUE(l) << l.error().message();
+  EXPECT_TRUE(l->empty());
 }
 
 TEST_F(ListingTest, ImexChannels) {

@@ -74,10 +74,13 @@ TEST(ConfigureOptionsCheck, ImexChannelAboveTwoToTheTwentyIsUnsupported) {
 TEST(ConfigureOptionsCheck, MigConfigAndMonitorOnlyAcceptAll) {
   ConfigureOptions o = valid();
   o.mig_config = "0";
-  EXPECT_EQ(error_of(o), "mig-config error: only 'all' devices are currently supported");
+  EXPECT_EQ(error_of(o), "mig-config error: 0: only 'all' devices are currently supported");
   o = valid();
-  o.mig_monitor = "ALL";
-  EXPECT_EQ(error_of(o), "mig-monitor error: only 'all' devices are currently supported");
+  o.mig_monitor = "ALL";  // any case, as the reference
+  auto v = validate_configure_options(o);
+  ASSERT_TRUE(v) << v.error().message();
+  EXPECT_TRUE(v->mig_monitor);
+  EXPECT_FALSE(v->mig_config);
 }
 
 TEST(ConfigureOptionsCheck, DeviceItemsAreJoinedAndEmptyOnesDropped) {
