@@ -12,6 +12,11 @@ packages=(
   iproute2 procps util-linux kmod jq python3 python3-yaml
   debhelper dpkg-dev rpm lintian help2man fakeroot ccache
   mmdebstrap apt-utils
+  # e2e_runc_bats: runc's own bats suite (Debian's runc source) and its Go helper programs
+  bats gawk file bsdutils golang-go golang-github-containerd-console-dev
+  golang-github-urfave-cli-dev golang-golang-x-sys-dev golang-github-cyphar-filepath-securejoin-dev
+  golang-github-opencontainers-specs-dev golang-github-seccomp-libseccomp-golang-dev
+  golang-github-sirupsen-logrus-dev
 )
 
 # `--demo`: only what scripts/demo.sh needs (build the binaries and the mock driver, run runc).
