@@ -75,8 +75,7 @@ bool list_everything(const ListOptions& o) {
          !o.mig_config && !o.mig_monitor && !o.other_options;
 }
 
-Result<std::vector<std::string>> list_driver_paths(const DriverInfo& info, const DriverRoot& root,
-                                                   ListOptions o) {
+Result<std::vector<std::string>> list_driver_paths(const DriverInfo& info, ListOptions o) {
   bool mig_config = false, mig_monitor = false;
   if (o.mig_config) {
     NVCT_ASSIGN_OR_RETURN(mig_config, parse_mig_value(*o.mig_config, "mig-config"));
@@ -122,12 +121,11 @@ Result<std::vector<std::string>> list_driver_paths(const DriverInfo& info, const
         if (minor) out.push_back(fmt::format("/dev/nvidia-caps/nvidia-cap{}", *minor));
     }
   }
-  for (unsigned c : channels) {
-    std::string path = fmt::format("/dev/nvidia-caps-imex-channels/channel{}", c);
-    if (!root.exists(path))
-      return fail(ENOENT, fmt::format("device error: {}: no such file or directory", path));
-    out.push_back(path);
-  }
+  // A channel is listed whether or not its node exists, as the reference does: `list` names
+  // what configure would inject, and configure --load-kmods creates the node (driver.md §7);
+  // without it, configure is the step that fails on a missing node.
+  for (unsigned c : channels)
+    out.push_back(fmt::format("/dev/nvidia-caps-imex-channels/channel{}", c));
   out.insert(out.end(), caps.begin(), caps.end());
   if (o.binaries)
     for (const auto& b : info.bins) out.push_back(b.path);

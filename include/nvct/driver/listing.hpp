@@ -36,8 +36,8 @@ Result<bool> parse_mig_value(std::string_view value, std::string_view stage);
 bool list_everything(const ListOptions& o);
 
 // The paths of `list`, root-relative, in cli.md §6 order. Errors carry their stage prefix
-// ("device error: 5: unknown device", "mig-config error: ...").
-Result<std::vector<std::string>> list_driver_paths(const DriverInfo& info, const DriverRoot& root,
-                                                   ListOptions options);
+// ("device error: 5: unknown device", "mig-config error: ..."). IMEX channels are listed whether
+// or not their nodes exist (the reference's rule: configure --load-kmods creates them).
+Result<std::vector<std::string>> list_driver_paths(const DriverInfo& info, ListOptions options);
 
 }  // namespace nvct::driver

@@ -61,7 +61,7 @@ DriverInfo sample() {
 class ListingTest : public ::testing::Test {
  protected:
   Result<std::vector<std::string>> list(ListOptions o) {
-    return list_driver_paths(info_, *DriverRoot::open(dir_.path()), std::move(o));
+    return list_driver_paths(info_, std::move(o));
   }
   testing::TempDir dir_;
   DriverInfo info_ = sample();
@@ -229,11 +229,10 @@ TEST_F(ListingTest, ImexChannels) {
   ASSERT_FALSE(l);
   EXPECT_EQ(l.error().message(),
             "error parsing IMEX info: unsupported IMEX channel value: 1048576");
-  o.imex_channels = {"1"};
+  o.imex_channels = {"1"};  // no node: listed all the same, as the reference
   l = list(o);
-  ASSERT_FALSE(l);
-  EXPECT_EQ(l.error().message(),
-            "device error: /dev/nvidia-caps-imex-channels/channel1: no such file or directory");
+  ASSERT_TRUE(l) << l.error().message();
+  EXPECT_EQ(std::count(l->begin(), l->end(), "/dev/nvidia-caps-imex-channels/channel1"), 1);
   dir_.write("dev/nvidia-caps-imex-channels/channel1", "");
   o.imex_channels = {"1", ""};
   l = list(o);
