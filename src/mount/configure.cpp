@@ -22,6 +22,7 @@
 #include "nvct/mount/configure_namespace.hpp"
 #include "nvct/mount/configure_steps.hpp"
 #include "nvct/mount/ldconfig.hpp"
+#include "nvct/mount/target.hpp"
 #include "nvct/request/requirement_expr.hpp"
 
 namespace nvct::mount {
@@ -135,6 +136,11 @@ Status configure(const ConfigureOptions& o) {
   auto special = edits::build_special_mounts(info, sel, build);
   double discovery_ms = clock.lap();
   NVCT_TRY(staged(apply_in_container(process, info.root, o.rootfs, edits, special), "mount"));
+  // As the reference: the container's binaries and libraries directories exist afterwards even
+  // when nothing is mounted in them (--video, --graphics, no capability at all).
+  for (const auto& dir : {layout.bins_dir, layout.libs_dir}) {
+    NVCT_TRY(staged(with_context(mkdir_all_in_root(rootfs, dir), "create " + dir), "mount"));
+  }
   double mounts_ms = clock.lap();
 
   if (!o.no_cgroups) {
@@ -157,8 +163,9 @@ Status configure(const ConfigureOptions& o) {
   NVCT_TRY(staged(check_still_running(process), "ldcache"));
   NVCT_TRY(staged(run_ldconfig(rootfs, ld), "ldcache"));
   double ldconfig_ms = clock.lap();
-  log::debug("configure timing: discovery={:.3f}ms mounts={:.3f}ms cgroups={:.3f}ms ldconfig={:.3f}ms",
-             discovery_ms, mounts_ms, cgroups_ms, ldconfig_ms);
+  log::debug(
+      "configure timing: discovery={:.3f}ms mounts={:.3f}ms cgroups={:.3f}ms ldconfig={:.3f}ms",
+      discovery_ms, mounts_ms, cgroups_ms, ldconfig_ms);
   return ok();
 }
 

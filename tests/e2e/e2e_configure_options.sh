@@ -71,4 +71,20 @@ check_eq "standalone mode left no mount in this namespace" "" "$(cfg_host_mounts
 check "standalone mode: the injected nvidia-smi is gone with the namespace (empty target)" \
   test ! -s "$CFG_ROOTFS/usr/bin/nvidia-smi"
 
+# As libnvidia-container: the binaries and libraries directories exist after configure even when
+# nothing is mounted in them (--video here; also --graphics, --ngx, no capability). A busybox
+# rootfs without /usr/bin and /usr/lib: the layout picks /usr/lib64.
+rm -rf "$CFG_ROOTFS"
+make_rootfs "$CFG_ROOTFS" busybox
+rm -rf "$CFG_ROOTFS/usr/bin" "$CFG_ROOTFS/usr/lib"
+cfg_start_container
+if cfg_configure --no-cgroups --video --device=0 2>"$E2E_TMP/video.err"; then
+  check_eq "--video: an empty /usr/bin, mode 755" "0|755" \
+    "$(find "$CFG_ROOTFS/usr/bin" -mindepth 1 | wc -l)|$(stat -c %a "$CFG_ROOTFS/usr/bin" 2>&1)"
+  check "--video: the libraries directory exists" test -d "$CFG_ROOTFS/usr/lib64"
+else
+  failed "configure --video on a busybox rootfs: $(cat "$E2E_TMP/video.err")"
+fi
+cfg_stop_container
+
 e2e_finish
