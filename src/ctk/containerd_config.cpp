@@ -104,6 +104,8 @@ Status ContainerdConfig::add_runtime(const std::string& name, const std::string&
   std::string default_name = containerd->get_as<std::string>("default_runtime_name")
                                  ? containerd->get_as<std::string>("default_runtime_name")->get()
                                  : std::string();
+  // Whether containerd's built-in runc handler is in effect before the edit (see below).
+  const bool builtin_runc = default_name.empty() || default_name == "runc";
   toml::table entry = stock_runtime();
   std::vector<std::string> candidates;
   if (!default_name.empty() && !strings::starts_with(default_name, "nvidia"))
@@ -142,10 +144,11 @@ Status ContainerdConfig::add_runtime(const std::string& name, const std::string&
   // with `default_runtime_name` unset (or "runc") the CRI plugin then fails to load ("no
   // corresponding runtime configured in containerd.runtimes"): every pod of the node dies. Debian's
   // stock config.toml and a missing file both end that way, so the built-in runc entry is written
-  // beside ours.
+  // beside ours. With --set-as-default the plugin would load, but the `runc` handler (a
+  // RuntimeClass's, or crictl's --runtime runc) would be gone: written then too.
   const auto* effective = containerd->get_as<std::string>("default_runtime_name");
-  if (version_ == 2 && (effective == nullptr || effective->get() == "runc") &&
-      !runtimes->contains("runc"))
+  const bool runc_default_now = effective == nullptr || effective->get() == "runc";
+  if (version_ == 2 && (builtin_runc || runc_default_now) && !runtimes->contains("runc"))
     runtimes->insert_or_assign("runc", stock_runtime());
   return ok();
 }

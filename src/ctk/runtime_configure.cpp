@@ -1,7 +1,9 @@
 #include "nvct/ctk/runtime_configure.hpp"
 
 #include <fmt/format.h>
+#include <glob.h>
 
+#include "nvct/base/file.hpp"
 #include "nvct/base/log.hpp"
 #include "nvct/base/strings.hpp"
 #include "nvct/ctk/containerd_config.hpp"
@@ -10,6 +12,7 @@
 #include "nvct/ctk/host_file.hpp"
 #include "nvct/ctk/oci_hook.hpp"
 #include "nvct/ctk/runtime_remove.hpp"
+#include "nvct/ctk/toml_edit.hpp"
 #include "nvct/ctk/toml_text.hpp"
 
 namespace nvct::ctk {
@@ -65,6 +68,71 @@ Status check_containerd_understands(int version, const ConfigureOptions& options
   return ok();
 }
 
+// `target` as the text of the admin's file: `text` with only `edits` changed, so that comments,
+// layout and key order stay (issue 14). A layout the text editor cannot handle (or no text) gets
+// `serialized`, the whole tree in go-toml's layout, as the reference always writes it.
+std::string kept_layout(const std::string& text, const toml::table& target, const TomlEdits& edits,
+                        const std::string& path, std::string serialized) {
+  if (strings::trim(text).empty()) return serialized;
+  auto edited = edit_toml_text(text, target, edits);
+  if (edited) return *edited;
+  log::warn("cannot edit {} line by line ({}); writing it in full, without its comments and layout",
+            path, edited.error().message());
+  return serialized;
+}
+
+// What `runtime configure` may change in a containerd config edited in place.
+TomlEdits containerd_edits(const ContainerdConfig& config, const std::string& name) {
+  const std::string& cri = config.cri_plugin();
+  TomlEdits edits;
+  edits.tables = {{"plugins", cri, "containerd", "runtimes", name},
+                  {"plugins", cri, "containerd", "runtimes", "runc"}};
+  edits.keys = {
+      {{}, "version"},
+      {{"plugins", cri, "containerd"}, "default_runtime_name"},
+      {config.version() == 1 ? TomlPath{"plugins", cri, "containerd"} : TomlPath{"plugins", cri},
+       "enable_cdi"}};
+  return edits;
+}
+
+// containerd 1.x replaces a whole plugin table with an imported file's (spec §6.2): the CRI
+// settings in effect are those of the last imported file that has the CRI table, else the main
+// file's. The drop-in is imported last and replaces them in turn, so it must start from those, or
+// an admin's own drop-in with CRI settings would be dropped. Files of the main file's `imports`
+// only (not the imports of imported files); nvct's own drop-in is skipped.
+Result<ContainerdConfig> with_imported_cri(ContainerdConfig config, const std::string& config_path,
+                                           const std::string& drop_in) {
+  const auto* imports = config.tree().get_as<toml::array>("imports");
+  if (imports == nullptr) return config;
+  std::optional<toml::table> effective;
+  for (const auto& item : *imports) {
+    if (!item.is_string() || item.as_string()->get().empty()) continue;
+    std::string pattern = item.as_string()->get();
+    if (pattern.front() != '/') pattern = strings::dirname(config_path) + "/" + pattern;
+    glob_t found{};
+    std::vector<std::string> files;
+    if (::glob(pattern.c_str(), 0, nullptr, &found) == 0)
+      files.assign(found.gl_pathv, found.gl_pathv + found.gl_pathc);
+    ::globfree(&found);
+    for (const auto& file : files) {
+      if (file == drop_in) continue;
+      NVCT_ASSIGN_OR_RETURN(auto text,
+                            with_context(read_file(file), fmt::format("read the import {}", file)));
+      NVCT_ASSIGN_OR_RETURN(auto tree, parse_toml(text, file));
+      const auto* plugins = tree.get_as<toml::table>("plugins");
+      const auto* cri = plugins ? plugins->get_as<toml::table>(config.cri_plugin()) : nullptr;
+      if (cri != nullptr) effective = *cri;
+    }
+  }
+  if (!effective) return config;
+  toml::table tree = config.tree();
+  if (!tree.contains("plugins")) tree.insert("plugins", toml::table{});
+  auto* plugins = tree.get_as<toml::table>("plugins");
+  if (plugins == nullptr) return config;  // from_tree rejected that already
+  plugins->insert_or_assign(config.cri_plugin(), std::move(*effective));
+  return ContainerdConfig::from_tree(std::move(tree), config_path);
+}
+
 Result<std::string> configure_docker(const ConfigureOptions& o) {
   NVCT_ASSIGN_OR_RETURN(auto edit, open_host_file_edit(o.config_path, !o.dry_run));
   NVCT_ASSIGN_OR_RETURN(auto config,
@@ -97,17 +165,26 @@ Result<std::string> configure_containerd(const ConfigureOptions& o, CommandRunne
     NVCT_TRY(config.add_runtime(o.runtime_name, o.runtime_path, o.set_as_default));
     if (o.enable_cdi) NVCT_TRY(config.enable_cdi());
     std::string text = config.serialize();
+    // From the file: keep the admin's layout. From `containerd config dump`: the dump's tree.
+    if (o.config_source != "command")
+      text = kept_layout(source_text, config.tree(), containerd_edits(config, o.runtime_name),
+                         o.config_path, std::move(text));
     if (o.dry_run) return text;
+    if (main_edit.content.text && text == *main_edit.content.text) return std::string();
     NVCT_TRY(commit(main_edit, text, o));
     return std::string();
   }
 
+  if (o.config_source != "command") {
+    NVCT_ASSIGN_OR_RETURN(config, with_imported_cri(std::move(config), o.config_path, drop_in));
+  }
   ContainerdConfig drop_config = config.drop_in_base();
   NVCT_TRY(drop_config.add_runtime(o.runtime_name, o.runtime_path, o.set_as_default));
   if (o.enable_cdi) NVCT_TRY(drop_config.enable_cdi());
   std::string drop_text = drop_config.serialize();
 
-  NVCT_ASSIGN_OR_RETURN(auto top, parse_toml(main_edit.content.text.value_or(""), o.config_path));
+  const std::string main_text = main_edit.content.text.value_or("");
+  NVCT_ASSIGN_OR_RETURN(auto top, parse_toml(main_text, o.config_path));
   const std::string import = strings::dirname(drop_in) + "/*.toml";
   bool imported = false;
   if (const auto* list = top.get_as<toml::array>("imports")) {
@@ -116,7 +193,9 @@ Result<std::string> configure_containerd(const ConfigureOptions& o, CommandRunne
   }
   NVCT_TRY(
       with_context(ContainerdConfig::add_import(top, import, config.version()), o.config_path));
-  std::string top_text = write_toml(top);
+  std::string top_text =
+      kept_layout(main_text, top, {.tables = {}, .keys = {{{}, "imports"}, {{}, "version"}}},
+                  o.config_path, write_toml(top));
   if (o.dry_run)
     return fmt::format("Drop-in config:\n{}\nTop-level config:\n{}", drop_text, top_text);
 
@@ -143,7 +222,15 @@ Result<std::string> configure_crio(const ConfigureOptions& o, CommandRunner& run
   NVCT_ASSIGN_OR_RETURN(auto config, CrioConfig::parse(source_text, o.config_path, in_place));
   NVCT_TRY(config.add_runtime(o.runtime_name, o.runtime_path, o.set_as_default));
   std::string text = config.serialize();
+  // In place from the file: keep the admin's layout, as for containerd.
+  if (in_place && o.config_source != "command")
+    text = kept_layout(source_text, config.destination(),
+                       {.tables = {{"crio", "runtime", "runtimes", o.runtime_name}},
+                        .keys = {{{"crio", "runtime"}, "default_runtime"}}},
+                       o.config_path, std::move(text));
   if (o.dry_run) return text;
+  if (in_place && main_edit && main_edit->content.text && text == *main_edit->content.text)
+    return std::string();
   if (in_place && !main_edit) {
     NVCT_ASSIGN_OR_RETURN(auto edit, open_host_file_edit(o.config_path, true));
     main_edit.emplace(std::move(edit));

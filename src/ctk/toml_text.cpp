@@ -125,4 +125,18 @@ std::string write_toml(const toml::table& tree) {
   return out;
 }
 
+std::string write_toml_value(const toml::node& value) { return value_text(value); }
+
+std::string write_toml_table_at(const toml::table& table, const std::vector<std::string>& path) {
+  std::string name;
+  std::string indent;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    name += (i == 0 ? "" : ".") + key_text(path[i]);
+    if (i > 0) indent += "  ";
+  }
+  std::string out = "\n" + indent + "[" + name + "]\n";
+  write_table(table, name, indent + "  ", out);
+  return out;
+}
+
 }  // namespace nvct::ctk

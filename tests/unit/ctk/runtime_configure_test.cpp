@@ -251,8 +251,10 @@ TEST_F(RuntimeConfigure, C10_ExistingImportsAreAppendedTo) {
   auto drop_in = dir_ / "conf.d/99-nvidia.toml";
   auto r = configure(containerd_options(config, drop_in));
   ASSERT_TRUE(r) << r.error().message();
-  EXPECT_EQ(dir_.read("config.toml"), "imports = [\"/foo/bar/*.toml\", \"" + dir_.path() +
-                                          "/conf.d/*.toml\"]\nversion = 2\n");
+  // nvct keeps the admin's key order (issue 14); the reference re-serialises the file, giving
+  // "imports = [...]\nversion = 2\n".
+  EXPECT_EQ(dir_.read("config.toml"), "version = 2\nimports = [\"/foo/bar/*.toml\", \"" +
+                                          dir_.path() + "/conf.d/*.toml\"]\n");
   EXPECT_TRUE(std::filesystem::exists(drop_in));
   EXPECT_TRUE(sink_->contains("It is recommended that containerd daemon be restarted."));
 }
@@ -425,6 +427,14 @@ TEST_F(RuntimeConfigure, TopLevelAlreadyImportingIsLeftByteForByte) {
   EXPECT_EQ(dir_.read("config.toml"), top);
 }
 
+TEST_F(RuntimeConfigure, DropInStartsFromTheCriTableOfAnImportedFile) {
+  dir_.write("mine/10.toml", "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\"]\nx = \"y\"\n");
+  auto config = dir_.write("config.toml", "version = 2\nimports = [\"mine/*.toml\"]\n");
+  ASSERT_TRUE(configure(containerd_options(config, dir_ / "conf.d/99-nvidia.toml")));
+  auto drop = ContainerdConfig::parse(dir_.read("conf.d/99-nvidia.toml"), "drop-in");
+  EXPECT_EQ(drop->tree()["plugins"]["io.containerd.grpc.v1.cri"]["x"].value<std::string>(), "y");
+}
+
 TEST_F(RuntimeConfigure, C15_DryRunWritesNoFiles) {
   auto config = dir_.write("config.toml", "version = 2\n");
   auto o = containerd_options(config, dir_ / "conf.d/99-nvidia.toml");
@@ -449,13 +459,27 @@ TEST_F(RuntimeConfigure, Version1IsEditedInPlace) {
   EXPECT_EQ(edited->runtime_binary("nvidia"), "/usr/bin/nvidia-container-runtime");
 }
 
-TEST_F(RuntimeConfigure, EmptyDropInPathEditsTheMainFile) {
-  auto config = dir_.write("config.toml", "version = 2\n");
-  ASSERT_TRUE(configure(containerd_options(config, "")));
-  auto edited = ContainerdConfig::parse(dir_.read("config.toml"), "config.toml");
+TEST_F(RuntimeConfigure, EmptyDropInPathEditsTheMainFileKeepingItsLayout) {
+  const std::string seed =
+      "# admin\nversion = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd]\n"
+      "  default_runtime_name = \"runc\"  # pinned\n";
+  auto config = dir_.write("config.toml", seed);
+  auto o = containerd_options(config, "");
+  o.set_as_default = true;
+  ASSERT_TRUE(configure(o));
+  const std::string text = dir_.read("config.toml");
+  EXPECT_EQ(text.rfind("# admin\nversion = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd]\n"
+                       "  default_runtime_name = \"nvidia\"  # pinned\n\n",
+                       0),
+            0u)
+      << text;
+  auto edited = ContainerdConfig::parse(text, "config.toml");
   ASSERT_TRUE(edited);
   EXPECT_EQ(edited->runtime_binary("nvidia"), "/usr/bin/nvidia-container-runtime");
+  EXPECT_TRUE(edited->has_runtime("runc"));  // containerd's own, which the file relied on
   EXPECT_FALSE(edited->tree().contains("imports"));
+  ASSERT_TRUE(configure(o));
+  EXPECT_EQ(dir_.read("config.toml"), text);
 }
 
 TEST_F(RuntimeConfigure, Version3IsRefusedForAnInstalledContainerd1x) {
