@@ -9,7 +9,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libseccomp-dev
   libtomlplusplus-dev libexpected-dev libgtest-dev libgmock-dev libyaml-cpp-dev
   runc crun busybox-static docker.io containerd podman
-  iproute2 procps util-linux kmod jq python3 python3-yaml
+  iproute2 procps util-linux kmod jq python3 python3-yaml e2fsprogs
   debhelper dpkg-dev rpm lintian help2man fakeroot ccache
   mmdebstrap apt-utils
   # e2e_runc_bats: runc's own bats suite (Debian's runc source) and its Go helper programs
