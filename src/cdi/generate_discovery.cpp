@@ -2,6 +2,7 @@
 
 #include "nvct/cdi/generate_wsl.hpp"
 #include "nvct/cdi/inject.hpp"
+#include "nvct/driver/libraries.hpp"
 #include "nvct/driver/nvml_process.hpp"
 
 namespace nvct::cdi {
@@ -22,6 +23,7 @@ Result<driver::DriverInfo> discover_driver_for_cdi(const CdiDiscovery& options) 
   NVCT_ASSIGN_OR_RETURN(auto info, with_context(driver::discover_driver(ctx, o),
                                                 "failed to discover the driver at " + o.root));
   add_cdi_libraries(info, ctx.root, ctx.ldcache ? &*ctx.ldcache : nullptr, options.libraries);
+  info.bins = driver::find_binaries(ctx.root, o.path_env, driver::cdi_binary_names());
   return info;
 }
 

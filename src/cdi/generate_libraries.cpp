@@ -82,7 +82,10 @@ void add_cdi_libraries(driver::DriverInfo& info, const driver::DriverRoot& root,
   if (cache) {
     for (const auto& e : cache->entries) {
       if (!driver::ldcache_entry_matches(e.flags, arch)) continue;
-      std::string file(strings::basename(e.value));
+      // The cache names sonames (libGL.so.1); the version filter applies to the file they
+      // resolve to (libGL.so.550.54.14), as the reference does (cdi.md §6.3).
+      auto resolved = root.resolve(e.value);
+      std::string file(strings::basename(resolved ? *resolved : e.value));
       if (is_nvvm70(e.key)) {
         collect.add(kNvvm70Name, e.value);
       } else if (wanted(file)) {

@@ -188,10 +188,29 @@ Result<std::string> find_library(const LdCache* cache, const DriverRoot& root, s
               fmt::format("{}: cannot open shared object file: no such file or directory", soname));
 }
 
+const std::vector<DriverFileName>& cdi_binary_names() {
+  using C = Capability;
+  static const std::vector<DriverFileName> kNames = {
+      {"nvidia-smi", C::kUtility},
+      {"nvidia-debugdump", C::kUtility},
+      {"nvidia-persistenced", C::kUtility},
+      {"nvidia-cuda-mps-control", C::kCompute},
+      {"nvidia-cuda-mps-server", C::kCompute},
+      {"nvidia-imex", C::kUtility},
+      {"nvidia-imex-ctl", C::kUtility},
+  };
+  return kNames;
+}
+
 std::vector<DriverBinary> find_binaries(const DriverRoot& root, std::string_view path_env) {
+  return find_binaries(root, path_env, driver_binary_names());
+}
+
+std::vector<DriverBinary> find_binaries(const DriverRoot& root, std::string_view path_env,
+                                        const std::vector<DriverFileName>& names) {
   std::vector<DriverBinary> out;
   auto dirs = strings::split(path_env, ':');
-  for (const auto& n : driver_binary_names()) {
+  for (const auto& n : names) {
     bool found = false;
     for (const auto& dir : dirs) {
       if (dir.empty() || dir[0] != '/') continue;

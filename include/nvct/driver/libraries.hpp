@@ -56,6 +56,14 @@ struct DriverBinary {
   std::string path;      // the file, symlinks resolved inside the root
   std::string found_at;  // where PATH found it (Debian: /usr/bin/nvidia-smi, an alternatives link)
 };
+// The first regular executable of each name along path_env (in-root), by default the
+// driver_binary_names() of libnvidia-container.
 std::vector<DriverBinary> find_binaries(const DriverRoot& root, std::string_view path_env);
+std::vector<DriverBinary> find_binaries(const DriverRoot& root, std::string_view path_env,
+                                        const std::vector<DriverFileName>& names);
+
+// The binaries of a CDI spec (cdi.md §6.3): the CLI's without nv-fabricmanager, plus the IMEX
+// daemon and its control program.
+const std::vector<DriverFileName>& cdi_binary_names();
 
 }  // namespace nvct::driver

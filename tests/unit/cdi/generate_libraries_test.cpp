@@ -90,6 +90,24 @@ TEST_F(GenerateLibraries, LibrarySearchPathsAddTheirVersionedLibrariesAndNvvm70)
   EXPECT_NE(std::find(p.begin(), p.end(), "/opt/extra/libnvidia-nvvm70.so.4.0.0"), p.end());
 }
 
+// The cache names a soname link (libGL.so.1); the version filter looks at the file it resolves
+// to, as the reference: libGL.so.<driver version> is a driver library, libGL.so.1.7.0 is not.
+TEST_F(GenerateLibraries, SonameEntriesAreFilteredByTheFileTheyResolveTo) {
+  elf(std::string(kLib) + "/libGL.so.999.88.77");
+  ASSERT_EQ(::symlink("libGL.so.999.88.77", (dir_ / (std::string(kLib) + "/libGL.so.1")).c_str()),
+            0);
+  elf(std::string(kLib) + "/libEGL.so.1.1.0");  // glvnd's, not the driver's
+  ASSERT_EQ(::symlink("libEGL.so.1.1.0", (dir_ / (std::string(kLib) + "/libEGL.so.1")).c_str()), 0);
+  for (const char* soname : {"libGL.so.1", "libEGL.so.1"})
+    cache_.entries.push_back(driver::LdCacheEntry{
+        static_cast<std::int32_t>(driver::kLdTypeElf | driver::native_ldcache_arch()), soname,
+        "/" + std::string(kLib) + "/" + soname});
+  add_cdi_libraries(info_, *root_, &cache_, {});
+  auto p = paths();
+  EXPECT_EQ(std::count(p.begin(), p.end(), "/lib/x86_64-linux-gnu/libGL.so.999.88.77"), 1);
+  EXPECT_EQ(std::count(p.begin(), p.end(), "/lib/x86_64-linux-gnu/libEGL.so.1.1.0"), 0);
+}
+
 TEST_F(GenerateLibraries, WithoutSearchPathTheDirectoryIsNotLookedAt) {
   add_cdi_libraries(info_, *root_, &cache_, {});
   for (const auto& p : paths()) EXPECT_EQ(p.find("/opt/extra"), std::string::npos) << p;

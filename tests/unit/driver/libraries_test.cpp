@@ -193,6 +193,17 @@ TEST(FindBinaries, AlternativesLinksAreResolvedInTheRootAndTheirPathKept) {
   EXPECT_EQ(bins[0].found_at, "/usr/bin/nvidia-smi");
 }
 
+// cdi.md §6.3: a CDI spec has no nv-fabricmanager (the host runs it) but the IMEX programs.
+TEST(FindBinaries, CdiListHasImexButNotTheFabricManager) {
+  testing::SyntheticRoot r;
+  for (const char* b : {"nvidia-smi", "nv-fabricmanager", "nvidia-imex", "nvidia-imex-ctl"})
+    r.file(std::string("/usr/bin/") + b, "", 0755);
+  auto bins = find_binaries(*DriverRoot::open(r.path()), "/usr/bin", cdi_binary_names());
+  std::vector<std::string> names;
+  for (const auto& b : bins) names.emplace_back(b.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"nvidia-smi", "nvidia-imex", "nvidia-imex-ctl"}));
+}
+
 TEST(DriverFileNames, ListsFollowTheSpecOrder) {
   const auto& libs = driver_library_names();
   EXPECT_EQ(libs.front().name, "libnvidia-ml.so");
