@@ -17,6 +17,8 @@ packages=(
   golang-github-urfave-cli-dev golang-golang-x-sys-dev golang-github-cyphar-filepath-securejoin-dev
   golang-github-opencontainers-specs-dev golang-github-seccomp-libseccomp-golang-dev
   golang-github-sirupsen-logrus-dev
+  # e2e_cri_*: pods with a CNI bridge, critest's images from a local registry
+  containernetworking-plugins docker-registry skopeo iptables curl
 )
 
 # `--demo`: only what scripts/demo.sh needs (build the binaries and the mock driver, run runc).
