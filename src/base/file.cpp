@@ -6,6 +6,7 @@
 
 #include <random>
 
+#include "nvct/base/signal_cleanup.hpp"
 #include "nvct/base/unique_fd.hpp"
 
 namespace nvct {
@@ -74,12 +75,15 @@ Status write_file_atomic_at(int dirfd, const std::string& name, std::string_view
   unique_fd fd;
   for (int attempt = 0; attempt < 16 && !fd; ++attempt) {
     tmp = fmt::format(".{}.{}", name, random_suffix());
-    fd.reset(::openat(dirfd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-                      mode));
-    if (!fd && errno != EEXIST) return fail_errno(fmt::format("create temporary file for {}", name));
+    fd.reset(
+        ::openat(dirfd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode));
+    if (!fd && errno != EEXIST)
+      return fail_errno(fmt::format("create temporary file for {}", name));
   }
-  if (!fd) return fail(EEXIST, fmt::format("create temporary file for {}: too many collisions", name));
+  if (!fd)
+    return fail(EEXIST, fmt::format("create temporary file for {}: too many collisions", name));
 
+  CleanupOnSignal on_signal(dirfd, tmp);  // a SIGTERM before the rename removes it too
   auto cleanup_fail = [&](tl::unexpected<Error> e) {
     ::unlinkat(dirfd, tmp.c_str(), 0);
     return e;
@@ -89,11 +93,13 @@ Status write_file_atomic_at(int dirfd, const std::string& name, std::string_view
   if (have_existing && ::fchown(fd.get(), existing.st_uid, existing.st_gid) != 0 && errno != EPERM)
     return cleanup_fail(fail_errno(fmt::format("chown {}", tmp)));
   if (auto st = write_all(fd.get(), content); !st)
-    return cleanup_fail(tl::unexpected(std::move(st.error().context(fmt::format("write {}", tmp)))));
+    return cleanup_fail(
+        tl::unexpected(std::move(st.error().context(fmt::format("write {}", tmp)))));
   if (::fsync(fd.get()) != 0) return cleanup_fail(fail_errno(fmt::format("fsync {}", tmp)));
   fd.reset();
   if (::renameat(dirfd, tmp.c_str(), dirfd, name.c_str()) != 0)
     return cleanup_fail(fail_errno(fmt::format("rename {} to {}", tmp, name)));
+  on_signal.release();
   ::fsync(dirfd);
   return ok();
 }

@@ -3,6 +3,7 @@
 // atomic replace that keeps mode and owner, symlinks written through, an optional backup.
 #pragma once
 
+#include <fcntl.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -12,6 +13,7 @@
 #include <string_view>
 
 #include "nvct/base/error.hpp"
+#include "nvct/base/signal_cleanup.hpp"
 #include "nvct/base/unique_fd.hpp"
 
 namespace nvct::ctk {
@@ -25,7 +27,8 @@ Result<std::string> resolve_host_file(const std::string& path);
 // rename of an atomic replace would swap the inode under the lock. The holder deletes the lock
 // file when it lets go, so no command leaves one behind (a SIGKILLed holder's is reused and
 // deleted by the next one); a waiter that wins the flock of a file that was deleted meanwhile
-// (its inode is no longer the one at the path) starts over with the file now there.
+// (its inode is no longer the one at the path) starts over with the file now there. A holder
+// stopped by SIGINT, SIGTERM, SIGHUP or SIGQUIT deletes it too (base/signal_cleanup.hpp).
 class HostFileLock {
  public:
   // Creates the parent directory (0755) if needed. Waits up to `timeout` for another holder.
@@ -38,9 +41,11 @@ class HostFileLock {
   ~HostFileLock();
 
  private:
-  HostFileLock(unique_fd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
+  HostFileLock(unique_fd fd, std::string path)
+      : fd_(std::move(fd)), path_(std::move(path)), on_signal_(AT_FDCWD, path_) {}
   unique_fd fd_;
   std::string path_;
+  CleanupOnSignal on_signal_;  // SIGINT/SIGTERM/SIGHUP/SIGQUIT while held: the file goes too
 };
 
 // What a file looked like when it was read; a replace refuses if it changed since.

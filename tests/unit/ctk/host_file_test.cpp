@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -141,6 +142,24 @@ TEST(HostFile, LockIsReleasedWithItsOwnerAndItsFileDeleted) {
   }
   EXPECT_FALSE(std::filesystem::exists(dir / ".daemon.json.lock"));
   EXPECT_TRUE(HostFileLock::acquire(dir / "daemon.json", std::chrono::milliseconds(100)));
+  EXPECT_FALSE(std::filesystem::exists(dir / ".daemon.json.lock"));
+}
+
+// Stopped by a signal while holding the lock (Ctrl-C, systemd's SIGTERM): no .lock file stays.
+TEST(HostFile, AHolderStoppedBySigtermLeavesNoLockFile) {
+  TempDir dir;
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::signal(SIGTERM, SIG_DFL);
+    auto lock = HostFileLock::acquire(dir / "daemon.json");
+    if (!lock || !std::filesystem::exists(dir / ".daemon.json.lock")) ::_exit(3);
+    ::raise(SIGTERM);
+    ::_exit(4);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "exit " << WEXITSTATUS(status);
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
   EXPECT_FALSE(std::filesystem::exists(dir / ".daemon.json.lock"));
 }
 
