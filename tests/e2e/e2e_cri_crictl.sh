@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Driven the way Kubernetes drives it: crictl (cri-tools 1.26.1) against a private containerd
 # (Debian's 1.6.20) whose config `nvidia-ctk runtime configure --runtime=containerd` wrote in
-# drop-in mode, from Debian's stock /etc/containerd/config.toml and from no file at all.
+# drop-in mode, from Debian's stock /etc/containerd/config.toml, `containerd config default`, no
+# file at all, and an admin's file that imports its own drop-in directory.
 # For each start: `crictl info` shows the CRI runtime ready with the runc, nvidia and nvidia-cdi
 # handlers (nvidia -> nvct's nvidia-container-runtime, legacy mode, mock driver root). On the
 # stock config: `crictl runp --runtime nvidia` a pod, a container with NVIDIA_VISIBLE_DEVICES=0
@@ -152,7 +153,7 @@ remove_pod() {
   crictl_t rmp "$3" >/dev/null || failed "$1: crictl rmp"
 }
 
-for start in stock none; do
+for start in stock default none imports; do
   configure_and_start "$start"
   mounts_before="$(cri_mounts | grep -E "$E2E_TMP|nvidia|^/run|^/var/lib" || true)"
   check_eq "$start: no containerd-shim before the pods" "" "$(cri_shims)"

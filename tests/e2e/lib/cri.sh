@@ -107,6 +107,25 @@ version = 2
 TOML
       ;;
     none) ;;
+    # What `containerd config default` prints (every plugin's defaults, CRI included).
+    default) containerd config default >"$dir/config.toml" ||
+      e2e_die "containerd config default failed" ;;
+    # An admin's file with comments and its own drop-in directory (an unrelated setting there).
+    imports)
+      mkdir -p "$dir/admin.d"
+      printf '[plugins."io.containerd.gc.v1.scheduler"]\n  pause_threshold = 0.03\n' \
+        >"$dir/admin.d/10-gc.toml"
+      cat >"$dir/config.toml" <<TOML
+# managed by the admin
+version = 2
+imports = ["$dir/admin.d/*.toml"]
+oom_score = -999
+
+[plugins."io.containerd.grpc.v1.cri".cni]
+  bin_dir = "/usr/lib/cni"
+  conf_dir = "/etc/cni/net.d"
+TOML
+      ;;
     *) e2e_die "cri_start_config: unknown start '$start'" ;;
   esac
 }
