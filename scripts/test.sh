@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is needed, builds, and runs the whole CTest suite
-# (labels unit, e2e, security, bench, package). CTest's summary is the last thing printed.
+# (labels unit, e2e, security, bench, package, conformance). CTest's summary is the last thing
+# printed.
 #
 # The `package` label (tests/package) builds the .deb and .rpm packages and installs them into
 # throwaway Debian 12 roots; NVCT_TEST_PACKAGES=0 leaves it out (a quicker run while developing).

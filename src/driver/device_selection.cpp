@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <set>
 
 #include "nvct/base/strings.hpp"
 #include "nvct/driver/procfs.hpp"
@@ -19,31 +18,41 @@ bool istarts_with(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
 }
 
+// In the order asked for, each once: libnvidia-container lists and mounts the devices in the
+// order of the request (a MIG device brings its parent GPU in at that point).
 struct Picks {
-  std::set<std::size_t> gpus;
-  std::set<std::pair<std::size_t, std::size_t>> migs;
+  std::vector<std::size_t> gpus;
+  std::vector<std::pair<std::size_t, std::size_t>> migs;
+  bool add_gpu(std::size_t g) {
+    if (std::find(gpus.begin(), gpus.end(), g) == gpus.end()) gpus.push_back(g);
+    return true;
+  }
+  bool add_mig(std::size_t g, std::size_t m) {
+    add_gpu(g);
+    if (std::find(migs.begin(), migs.end(), std::pair{g, m}) == migs.end()) migs.emplace_back(g, m);
+    return true;
+  }
 };
 
 bool pick_item(const std::vector<Gpu>& gpus, std::string_view item, Picks& picks) {
   if (istarts_with(item, "GPU-")) {
     for (const auto& g : gpus)
-      if (iequals(g.uuid, item)) return picks.gpus.insert(g.index), true;
+      if (iequals(g.uuid, item)) return picks.add_gpu(g.index);
     return false;
   }
   if (auto bus = normalize_pci_bus_id(item)) {
     for (const auto& g : gpus)
-      if (istarts_with(g.bus_id, *bus)) return picks.gpus.insert(g.index), true;
+      if (istarts_with(g.bus_id, *bus)) return picks.add_gpu(g.index);
     return false;
   }
   if (auto index = parse_unsigned(item)) {
     if (*index >= gpus.size()) return false;
-    picks.gpus.insert(*index);
-    return true;
+    return picks.add_gpu(*index);
   }
   if (istarts_with(item, "MIG-")) {
     for (const auto& g : gpus)
       for (std::size_t m = 0; m < g.migs.size(); ++m)
-        if (iequals(g.migs[m].uuid, item)) return picks.migs.insert({g.index, m}), true;
+        if (iequals(g.migs[m].uuid, item)) return picks.add_mig(g.index, m);
     return false;
   }
   auto colon = item.find(':');
@@ -53,7 +62,7 @@ bool pick_item(const std::vector<Gpu>& gpus, std::string_view item, Picks& picks
   if (!gi || !mi || *gi >= gpus.size()) return false;
   const Gpu& g = gpus[*gi];
   for (std::size_t m = 0; m < g.migs.size(); ++m)
-    if (g.migs[m].index == *mi) return picks.migs.insert({*gi, m}), true;
+    if (g.migs[m].index == *mi) return picks.add_mig(*gi, m);
   return false;
 }
 
@@ -66,20 +75,17 @@ Result<DeviceSelection> select_devices(const std::vector<Gpu>& gpus, std::string
     std::string_view item = raw;
     if (item.empty()) continue;
     if (iequals(item, "all")) {
-      sel.all = true;
-      picks = {};
+      sel.all = true;  // what was asked before keeps its place; the rest follows in index order
       for (const auto& g : gpus) {
-        picks.gpus.insert(g.index);
-        for (std::size_t m = 0; m < g.migs.size(); ++m) picks.migs.insert({g.index, m});
+        picks.add_gpu(g.index);
+        for (std::size_t m = 0; m < g.migs.size(); ++m) picks.add_mig(g.index, m);
       }
       break;  // the rest of the list is ignored
     }
     if (!pick_item(gpus, item, picks)) return fail(ENODEV, fmt::format("{}: unknown device", item));
   }
-  // Selecting a MIG device also selects its parent GPU.
-  for (const auto& [g, m] : picks.migs) picks.gpus.insert(g);
-  sel.gpus.assign(picks.gpus.begin(), picks.gpus.end());
-  sel.migs.assign(picks.migs.begin(), picks.migs.end());
+  sel.gpus = std::move(picks.gpus);
+  sel.migs = std::move(picks.migs);
   return sel;
 }
 

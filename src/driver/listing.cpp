@@ -12,9 +12,11 @@ namespace {
 std::string or_na(const std::string& s) { return s.empty() ? "N/A" : s; }
 
 // --mig-config / --mig-monitor ("all", parse_mig_value): refused with specific MIG devices
-// selected, applied to the selected MIG-capable GPUs (mount.md §8).
-Status list_mig_caps(const DriverInfo& info, const DeviceSelection& sel, std::string_view stage,
-                     std::string_view file, std::vector<std::string>& out) {
+// selected, applied to the selected MIG-capable GPUs (mount.md §8). In the reference's order:
+// the capability file (and, DEV style, its node), then per GPU its capability directory, and,
+// DEV style, /dev/nvidia-caps and the nodes of the GPU's instances in mig-minors order.
+Status list_mig_caps(const DriverInfo& info, const DriverRoot& root, const DeviceSelection& sel,
+                     std::string_view stage, std::string_view file, std::vector<std::string>& out) {
   if (!sel.all && !sel.migs.empty())
     return fail(EINVAL, fmt::format("{} error: all: cannot enable {} with specific MIG devices "
                                     "selected",
@@ -23,9 +25,26 @@ Status list_mig_caps(const DriverInfo& info, const DeviceSelection& sel, std::st
   for (auto i : sel.gpus)
     if (info.gpus[i].mig_capable) gpus.push_back(&info.gpus[i]);
   if (gpus.empty()) return ok();
-  out.push_back(fmt::format("{}/mig/{}", kProcCapabilities, file));
-  if (info.caps_style == CapsStyle::kDev) out.emplace_back("/dev/nvidia-caps");
-  for (const Gpu* g : gpus) out.push_back(g->mig_caps_path);
+  const std::string cap_file = fmt::format("{}/mig/{}", kProcCapabilities, file);
+  out.push_back(cap_file);
+  const bool dev = info.caps_style == CapsStyle::kDev;
+  auto node = [](unsigned minor) { return fmt::format("/dev/nvidia-caps/nvidia-cap{}", minor); };
+  std::vector<MigMinor> minors;
+  if (dev) {
+    if (auto text = root.read(cap_file, 4096))
+      if (auto minor = parse_device_file_minor(*text)) out.push_back(node(*minor));
+    if (auto text = root.read(kProcMigMinors, 1u << 20))
+      if (auto parsed = parse_mig_minors(*text)) minors = std::move(*parsed);
+  }
+  for (const Gpu* g : gpus) {
+    out.push_back(g->mig_caps_path);
+    if (!dev) continue;
+    out.emplace_back("/dev/nvidia-caps");
+    for (const auto& m : minors)
+      if ((m.kind == MigMinor::Kind::kGpuInstance || m.kind == MigMinor::Kind::kComputeInstance) &&
+          m.gpu == g->minor)
+        out.push_back(node(m.minor));
+  }
   return ok();
 }
 
@@ -75,7 +94,8 @@ bool list_everything(const ListOptions& o) {
          !o.mig_config && !o.mig_monitor && !o.other_options;
 }
 
-Result<std::vector<std::string>> list_driver_paths(const DriverInfo& info, ListOptions o) {
+Result<std::vector<std::string>> list_driver_paths(const DriverInfo& info, const DriverRoot& root,
+                                                   ListOptions o) {
   bool mig_config = false, mig_monitor = false;
   if (o.mig_config) {
     NVCT_ASSIGN_OR_RETURN(mig_config, parse_mig_value(*o.mig_config, "mig-config"));
@@ -108,8 +128,8 @@ Result<std::vector<std::string>> list_driver_paths(const DriverInfo& info, ListO
     for (auto i : sel.gpus) out.push_back(info.gpus[i].node.path);
   }
   std::vector<std::string> caps;
-  if (mig_config) NVCT_TRY(list_mig_caps(info, sel, "mig-config", "config", caps));
-  if (mig_monitor) NVCT_TRY(list_mig_caps(info, sel, "mig-monitor", "monitor", caps));
+  if (mig_config) NVCT_TRY(list_mig_caps(info, root, sel, "mig-config", "config", caps));
+  if (mig_monitor) NVCT_TRY(list_mig_caps(info, root, sel, "mig-monitor", "monitor", caps));
   // mig-config/mig-monitor replace the per-MIG access files.
   if (!mig_config && !mig_monitor) {
     for (const auto& [gi, mi] : sel.migs) {

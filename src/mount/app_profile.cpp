@@ -74,7 +74,7 @@ Result<std::uint64_t> update_profile_file(int dirfd, const std::string& where, s
 }
 
 Result<ProfileTmpfs> mount_profile_tmpfs(const Root& rootfs, Journal& journal) {
-  return with_context(mount_private_tmpfs(rootfs, kProfileDir, PathPolicy::kDefault, journal),
+  return with_context(mount_private_tmpfs(rootfs, kProfileDir, PathPolicy::kDefault, journal, 0555),
                       fmt::format("mount {}", kProfileDir));
 }
 

@@ -174,7 +174,8 @@ Status bind_mount(const Root& rootfs, const Source& source, const std::string& c
     TargetKind kind =
         source.kind == SourceKind::kDirectory ? TargetKind::kDirectory : TargetKind::kFile;
     NVCT_ASSIGN_OR_RETURN(Target target,
-                          create_target(rootfs, container_path, kind, policy, &journal));
+                          create_target(rootfs, container_path, kind, policy, &journal,
+                                        static_cast<mode_t>(source.st.st_mode & 0777)));
     // A mount attached under a shared mount is copied to every peer of that mount at once,
     // before any flag can be set on it (mount(2) binds read-write and shared; move_mount is
     // copied too): peers may be the host's. The check after mounting would come too late.

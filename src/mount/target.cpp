@@ -36,11 +36,13 @@ const char* type_name(mode_t mode) {
 }
 
 Result<Target> create_target_at(const Root& root, const std::string& clean, TargetKind kind,
-                                PathPolicy policy, Journal* journal, int depth) {
+                                PathPolicy policy, Journal* journal, int depth,
+                                std::optional<mode_t> mode) {
   std::string name = basename_of(clean);
   NVCT_ASSIGN_OR_RETURN(unique_fd parent, mkdir_all_in_root(root, dirname_of(clean), journal));
-  int rc = kind == TargetKind::kFile ? ::mknodat(parent.get(), name.c_str(), S_IFREG | 0644, 0)
-                                     : ::mkdirat(parent.get(), name.c_str(), 0755);
+  int rc = kind == TargetKind::kFile
+               ? ::mknodat(parent.get(), name.c_str(), S_IFREG | mode.value_or(0644), 0)
+               : ::mkdirat(parent.get(), name.c_str(), mode.value_or(0755));
   bool created = rc == 0;
   if (!created && errno != EEXIST) return fail_errno(fmt::format("create target {}", clean));
   if (created && journal)
@@ -63,7 +65,7 @@ Result<Target> create_target_at(const Root& root, const std::string& clean, Targ
     NVCT_ASSIGN_OR_RETURN(std::string in_root, root.relative_path(resolved->get()));
     NVCT_TRY(with_context(check_resolved_location(in_root, policy),
                           fmt::format("target {} is a symlink to {}", clean, in_root)));
-    return create_target_at(root, in_root, kind, policy, journal, depth + 1);
+    return create_target_at(root, in_root, kind, policy, journal, depth + 1, mode);
   }
 
   bool type_ok =
@@ -115,9 +117,9 @@ Result<unique_fd> mkdir_all_in_root(const Root& root, const std::string& path, J
 }
 
 Result<Target> create_target(const Root& root, const std::string& container_path, TargetKind kind,
-                             PathPolicy policy, Journal* journal) {
+                             PathPolicy policy, Journal* journal, std::optional<mode_t> mode) {
   NVCT_ASSIGN_OR_RETURN(std::string clean, clean_container_path(container_path, policy));
-  return with_context(create_target_at(root, clean, kind, policy, journal, 0),
+  return with_context(create_target_at(root, clean, kind, policy, journal, 0, mode),
                       fmt::format("mount target {}", clean));
 }
 

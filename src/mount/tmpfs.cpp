@@ -56,10 +56,11 @@ Result<unique_fd> detached_tmpfs(const char* size) {
 }
 
 Result<MountedTmpfs> mount_private_tmpfs(const Root& rootfs, const std::string& container_path,
-                                         PathPolicy policy, Journal& journal) {
+                                         PathPolicy policy, Journal& journal,
+                                         std::optional<mode_t> dir_mode) {
   NVCT_ASSIGN_OR_RETURN(unique_fd tmpfs, detached_tmpfs());
-  NVCT_ASSIGN_OR_RETURN(Target target, create_target(rootfs, container_path,
-                                                     TargetKind::kDirectory, policy, &journal));
+  NVCT_ASSIGN_OR_RETURN(Target target, create_target(rootfs, container_path, TargetKind::kDirectory,
+                                                     policy, &journal, dir_mode));
   // Attaching under a shared mount copies the tmpfs to every peer at once (possibly the
   // host's), before it can be made private: refuse first, as bind_mount does.
   NVCT_ASSIGN_OR_RETURN(bool parent_private, mount_is_private(target.parent.get()));

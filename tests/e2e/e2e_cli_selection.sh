@@ -45,8 +45,12 @@ for pci in 0000:2a:00.0 0:2a:0.0 00000000:2a:00.0 00000000:2A:00.0; do
   expect_list "PCI bus id $pci" "$ctl"$'\n/dev/nvidia1' --device="$pci"
 done
 expect_list "duplicates are ignored" "$ctl"$'\n/dev/nvidia1' -d 1 -d GPU-11111111-2222-3333-4444-555555555551
-expect_list "mig-config=all on GPU0" "$ctl"$'\n/dev/nvidia0\n/proc/driver/nvidia/capabilities/mig/config\n/dev/nvidia-caps\n/proc/driver/nvidia/capabilities/gpu0' \
-  --device=0 --mig-config=all
+# libnvidia-container's order (the mock root's /proc/devices lists nvidia-caps, DEV style): the
+# config file and its node, then GPU0's directory, /dev/nvidia-caps and the nodes of GPU0's 15 GIs
+# and their 8 CIs each from mig-minors (cap3..cap137).
+want="$ctl"$'\n/dev/nvidia0\n/proc/driver/nvidia/capabilities/mig/config\n/dev/nvidia-caps/nvidia-cap1\n/proc/driver/nvidia/capabilities/gpu0\n/dev/nvidia-caps'
+want+="$(for m in $(seq 3 137); do printf '\n/dev/nvidia-caps/nvidia-cap%s' "$m"; done)"
+expect_list "mig-config=all on GPU0" "$want" --device=0 --mig-config=all
 expect_list "mig-config=all on a GPU without MIG does nothing" "$ctl"$'\n/dev/nvidia1' --device=1 --mig-config=all
 got="$("$cli" --root "$root" list --imex-channel=1 | grep imex || true)"
 check_eq "only --imex-channel lists everything plus the channel" "/dev/nvidia-caps-imex-channels/channel1" "$got"

@@ -13,7 +13,9 @@
 namespace nvct::driver {
 
 struct DeviceSelection {
-  std::vector<std::size_t> gpus;  // indices into DriverInfo::gpus, ascending, parents included
+  // Indices into DriverInfo::gpus in the order asked for (a MIG device's parent where the MIG
+  // device was asked for), each once.
+  std::vector<std::size_t> gpus;
   std::vector<std::pair<std::size_t, std::size_t>> migs;  // (gpu index, position in gpu.migs)
   bool all = false;
   bool empty() const { return gpus.empty() && migs.empty(); }

@@ -38,6 +38,7 @@ bool list_everything(const ListOptions& o);
 // The paths of `list`, root-relative, in cli.md §6 order. Errors carry their stage prefix
 // ("device error: 5: unknown device", "mig-config error: ..."). IMEX channels are listed whether
 // or not their nodes exist (the reference's rule: configure --load-kmods creates them).
-Result<std::vector<std::string>> list_driver_paths(const DriverInfo& info, ListOptions options);
+Result<std::vector<std::string>> list_driver_paths(const DriverInfo& info, const DriverRoot& root,
+                                                   ListOptions options);
 
 }  // namespace nvct::driver

@@ -3,6 +3,7 @@
 // target cannot block or trigger anything.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "nvct/base/error.hpp"
@@ -34,7 +35,11 @@ struct Target {
 // shared/spec/README.md); a dangling one is refused. A target of the wrong type is an error.
 // The final location is checked with readlink(/proc/thread-self/fd/N): inside the root, not the
 // root, not under /proc or /sys (the policy may allow /proc/driver/nvidia or /dev/nvidia*).
+// A target it makes gets `mode` (the umask applies; default 0644 for a file, 0755 for a
+// directory): binds pass their source's permission bits and the application-profile tmpfs
+// 0555, as libnvidia-container does, so what stays in the rootfs afterwards matches.
 Result<Target> create_target(const Root& root, const std::string& container_path, TargetKind kind,
-                             PathPolicy policy, Journal* journal = nullptr);
+                             PathPolicy policy, Journal* journal = nullptr,
+                             std::optional<mode_t> mode = std::nullopt);
 
 }  // namespace nvct::mount

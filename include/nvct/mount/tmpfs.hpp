@@ -5,6 +5,7 @@
 // journaled, and verified: a new tmpfs mount with those flags and no shared propagation.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "nvct/base/error.hpp"
@@ -25,8 +26,10 @@ struct MountedTmpfs {
 // unavailable (ENOSYS) or classic mounts are forced; the caller then falls back to mount(2).
 Result<unique_fd> detached_tmpfs(const char* size = nullptr);
 
+// The mount point it creates gets `dir_mode` (default 0755).
 Result<MountedTmpfs> mount_private_tmpfs(const Root& rootfs, const std::string& container_path,
-                                         PathPolicy policy, Journal& journal);
+                                         PathPolicy policy, Journal& journal,
+                                         std::optional<mode_t> dir_mode = std::nullopt);
 
 // A writable directory fd of the tmpfs, opened through its verified fd: the path is never
 // resolved again.

@@ -115,7 +115,7 @@ Status run_list(const GlobalOptions& g, const std::vector<std::string>& args) {
     if (auto n = driver::parse_unsigned(c); n && *n <= driver::kMaxImexChannel)
       channels.push_back(*n);
   NVCT_ASSIGN_OR_RETURN(DriverSession s, open_driver_session(g, dopts, std::move(channels)));
-  NVCT_ASSIGN_OR_RETURN(auto paths, driver::list_driver_paths(s.info, lo));
+  NVCT_ASSIGN_OR_RETURN(auto paths, driver::list_driver_paths(s.info, s.context.root, lo));
   std::string out;
   for (const auto& p : paths) out += p + "\n";
   std::fwrite(out.data(), 1, out.size(), stdout);

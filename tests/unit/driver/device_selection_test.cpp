@@ -41,7 +41,8 @@ void expect_unknown(std::string_view list, std::string_view item) {
 TEST(DeviceSelection, AllSelectsEveryGpuAndMigDeviceAndIgnoresTheRest) {
   expect_selects("all", {0, 1}, {{0, 0}, {0, 1}});
   expect_selects("ALL", {0, 1}, {{0, 0}, {0, 1}});
-  expect_selects("1,all,garbage", {0, 1}, {{0, 0}, {0, 1}});
+  // What was asked before `all` keeps its place, as libnvidia-container lists it.
+  expect_selects("1,all,garbage", {1, 0}, {{0, 0}, {0, 1}});
   EXPECT_TRUE(select_devices(gpus(), "all")->all);
 }
 
@@ -49,7 +50,13 @@ TEST(DeviceSelection, IndexAndEmptyItems) {
   expect_selects("1", {1});
   expect_selects(",1,,", {1});
   expect_selects("", {});
-  expect_selects("1,0,1", {0, 1});  // duplicates ignored, index order
+  expect_selects("1,0,1", {1, 0});  // duplicates ignored, the order asked for
+}
+
+// The reference's order: first mention wins, a MIG device brings its parent in at its place.
+TEST(DeviceSelection, MigDevicesAndParentsInTheOrderAskedFor) {
+  expect_selects("1,0:1,0:0", {1, 0}, {{0, 1}, {0, 0}});
+  expect_selects("0:1,1,0:0", {0, 1}, {{0, 1}, {0, 0}});
 }
 
 TEST(DeviceSelection, GpuUuidIsCaseInsensitiveAndExact) {

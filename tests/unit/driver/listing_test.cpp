@@ -61,7 +61,7 @@ DriverInfo sample() {
 class ListingTest : public ::testing::Test {
  protected:
   Result<std::vector<std::string>> list(ListOptions o) {
-    return list_driver_paths(info_, std::move(o));
+    return list_driver_paths(info_, *DriverRoot::open(dir_.path()), std::move(o));
   }
   testing::TempDir dir_;
   DriverInfo info_ = sample();
@@ -158,17 +158,38 @@ TEST_F(ListingTest, MigConfigAllReplacesAccessFiles) {
   ListOptions o;
   o.devices = "0";
   o.mig_config = "all";
+  // Without the proc files under the root: no minors to name, only the directories.
   EXPECT_EQ(*list(o),
             (std::vector<std::string>{
                 "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset",
-                "/dev/nvidia0", "/proc/driver/nvidia/capabilities/mig/config", "/dev/nvidia-caps",
-                "/proc/driver/nvidia/capabilities/gpu0"}));
+                "/dev/nvidia0", "/proc/driver/nvidia/capabilities/mig/config",
+                "/proc/driver/nvidia/capabilities/gpu0", "/dev/nvidia-caps"}));
   o.devices = "all";
   o.mig_config.reset();
   o.mig_monitor = "all";
   auto l = list(o);
   ASSERT_TRUE(l) << l.error().message();
   EXPECT_EQ(l->at(6), "/proc/driver/nvidia/capabilities/mig/monitor");
+}
+
+// libnvidia-container's order in DEV style: the capability file and its node, then per GPU its
+// capability directory, /dev/nvidia-caps and the nodes of its instances in mig-minors order.
+TEST_F(ListingTest, MigConfigAllInDevStyleNamesTheCapabilityNodes) {
+  dir_.write("proc/driver/nvidia/capabilities/mig/config",
+             "DeviceFileMinor: 1\nDeviceFileMode: 256\n");
+  dir_.write("proc/driver/nvidia-caps/mig-minors",
+             "config 1\nmonitor 2\ngpu0/gi0/access 3\ngpu0/gi0/ci0/access 4\n"
+             "gpu1/gi0/access 138\ngpu1/gi0/ci0/access 139\n");
+  ListOptions o;
+  o.devices = "0";
+  o.mig_config = "all";
+  auto l = list(o);
+  ASSERT_TRUE(l) << l.error().message();
+  EXPECT_EQ(std::vector<std::string>(l->begin() + 5, l->end()),
+            (std::vector<std::string>{
+                "/proc/driver/nvidia/capabilities/mig/config", "/dev/nvidia-caps/nvidia-cap1",
+                "/proc/driver/nvidia/capabilities/gpu0", "/dev/nvidia-caps",
+                "/dev/nvidia-caps/nvidia-cap3", "/dev/nvidia-caps/nvidia-cap4"}));
 }
 
 TEST_F(ListingTest, MigConfigRefusals) {

@@ -1,0 +1,77 @@
+# shellcheck shell=bash
+# NVIDIA's own binaries for the conformance tests (label conformance): toolkit 1.13.1
+# (nvidia-container-runtime, nvidia-container-runtime-hook, nvidia-ctk) and libnvidia-container
+# 1.17.0 (nvidia-container-cli), from ../shared/peers beside the source tree or NVCT_PEER_DIR.
+#   peers_require                   fails (never skips) when they are missing; sets PEER_BIN
+#   peers_mock_root <topology> <d>  a mock driver root from tests/mock-driver/topologies
+#   peers_container <template> <rootfs>
+#                                   a fresh copy of the template rootfs and a stand-in container
+#                                   for it (PEERS_PID: a process in its own mount namespace with a
+#                                   procfs on the rootfs's /proc and a tmpfs /proc/driver holding
+#                                   an empty nvidia directory, as with the module loaded)
+#   peers_report <rootfs> <rc> <stderr file>
+#                                   what the tool did, normalised (temp paths replaced): exit
+#                                   status and message, the container's mount table under the
+#                                   rootfs (target, type, options), the links, files and
+#                                   directories made in the rootfs (with their modes), the
+#                                   container's /proc/driver/nvidia and its ld.so.cache entries;
+#                                   then kills the stand-in
+# Source after tests/e2e/lib/common.sh.
+
+peers_require() {
+  local dir="${NVCT_PEER_DIR:-$NVCT_SOURCE_DIR/../shared/peers}" b
+  for b in nvidia-container-cli nvidia-container-runtime-hook nvidia-container-runtime nvidia-ctk; do
+    [ -x "$dir/bin/$b" ] ||
+      e2e_die "NVIDIA's $b not found in $dir/bin: the conformance tests need NVIDIA's binaries (../shared/peers beside the checkout, or NVCT_PEER_DIR)"
+  done
+  PEER_BIN="$(cd "$dir/bin" && pwd)"
+}
+
+peers_mock_root() {
+  local topology="$1" out="$2"
+  bash "$NVCT_SOURCE_DIR/tests/mock-driver/make-driver-root.sh" --build-dir "$NVCT_BUILD_DIR" \
+    --topology "$NVCT_SOURCE_DIR/tests/mock-driver/topologies/$topology.conf" --out "$out" \
+    >"$E2E_TMP/make-$topology.log" 2>&1 ||
+    e2e_die "make-driver-root.sh $topology failed: $(tail -5 "$E2E_TMP/make-$topology.log")"
+}
+
+PEERS_PID=""
+peers_container() {
+  local template="$1" rootfs="$2"
+  rm -rf "$rootfs"
+  cp -a "$template" "$rootfs"
+  touch "$E2E_TMP/peers-stamp"
+  sleep 0.01
+  unshare -m --propagation private sh -c "mount -t proc proc '$rootfs/proc' &&
+    mount -t tmpfs tmpfs '$rootfs/proc/driver' && mkdir '$rootfs/proc/driver/nvidia' &&
+    exec sleep 600" &
+  PEERS_PID=$!
+  local _
+  for _ in $(seq 100); do
+    [ "$(cat "/proc/$PEERS_PID/comm" 2>/dev/null)" = sleep ] && return 0
+    sleep 0.02
+  done
+  e2e_die "the stand-in container did not start"
+}
+
+peers_report() {
+  local rootfs="$1" rc="$2" err="$3" pid="$PEERS_PID"
+  echo "exit $rc"
+  sed "s|$E2E_TMP|TMP|g" "$err"
+  echo "--- mounts (target type options)"
+  awk -v r="$rootfs" 'index($5, r) == 1 { t = substr($5, length(r) + 1); if (t == "") t = "/";
+      for (i = 7; $i != "-"; i++); print t, $(i+1), $6 }' "/proc/$pid/mountinfo" |
+    { grep -v '^/proc proc \|^/proc/driver tmpfs ' || true; } | sort
+  echo "--- links and files made"
+  (cd "$rootfs" && find . -newer "$E2E_TMP/peers-stamp" \( -type l -printf '%p -> %l\n' -o \
+    -type f -printf '%p %m\n' -o -type d -printf '%p/ %m\n' \) 2>/dev/null |
+    { grep -v '^\./proc/\|^\./etc/ld.so.cache\|^\./ /' || true; } | sort)
+  echo "--- /proc/driver/nvidia inside"
+  nsenter -m -t "$pid" sh -c "cd '$rootfs/proc/driver/nvidia' && find . | sort" 2>&1 || true
+  echo "--- ld.so.cache"
+  if [ -f "$rootfs/etc/ld.so.cache" ]; then
+    /sbin/ldconfig -p -C "$rootfs/etc/ld.so.cache" | tail -n +2 | sort || true
+  fi
+  kill -9 "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null || true
+}
