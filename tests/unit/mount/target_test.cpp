@@ -84,6 +84,26 @@ TEST_P(Targets, NewFileTargetIsCreatedEmpty) {
   EXPECT_EQ(j.size(), 3u);  // usr, lib, the file
 }
 
+// As libnvidia-container: a bind's placeholder gets its source's mode (the umask applies), a
+// directory the given one; without one, 0644 and 0755.
+TEST_P(Targets, NewTargetsGetTheGivenModeOrTheDefault) {
+  mode_t old = ::umask(022);
+  auto f = create_target(*root, "/usr/bin/nvidia-smi", TargetKind::kFile, PathPolicy::kDefault,
+                         nullptr, 0755);
+  auto d = create_target(*root, "/etc/profiles", TargetKind::kDirectory, PathPolicy::kDefault,
+                         nullptr, 0555);
+  auto g = create_target(*root, "/lib/gsp.bin", TargetKind::kFile, PathPolicy::kDefault);
+  ::umask(old);
+  ASSERT_TRUE(f && d && g);
+  struct stat st {};
+  ASSERT_EQ(::lstat(box.path("rootfs/usr/bin/nvidia-smi").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755u);
+  ASSERT_EQ(::lstat(box.path("rootfs/etc/profiles").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0555u);
+  ASSERT_EQ(::lstat(box.path("rootfs/lib/gsp.bin").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0644u);
+}
+
 TEST_P(Targets, ExistingSymlinkTargetIsResolvedInRoot) {
   box.write("rootfs/usr/lib/libcuda.so.550", "");
   box.symlink("libcuda.so.550", "rootfs/usr/lib/libcuda.so.1");
