@@ -320,6 +320,10 @@ if [[ "${conf[graphics]}" == yes ]]; then
     printf '226:%s\n' "$render" > "$drm/renderD$render/dev"
     printf 'disconnected\n' > "$drm/card$card-DP-1/status"
     nodes+=("dev/dri/card$card 226 $card 0660" "dev/dri/renderD$render 226 $render 0666")
+    # udev's links, which NVIDIA's toolkit reads to find a GPU's DRM nodes.
+    mkdir -p "$root/dev/dri/by-path"
+    ln -s "../card$card" "$root/dev/dri/by-path/pci-${gpu_busdirs[$i]}-card"
+    ln -s "../renderD$render" "$root/dev/dri/by-path/pci-${gpu_busdirs[$i]}-render"
   done
   mkdir -p "$root/etc/vulkan/icd.d" "$root/usr/share/vulkan/implicit_layer.d" \
     "$root/usr/share/glvnd/egl_vendor.d" "$root/usr/share/egl/egl_external_platform.d" \

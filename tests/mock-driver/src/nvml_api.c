@@ -163,8 +163,10 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, uns
   nvmlReturn_t r = check(device);
   if (r != NVML_SUCCESS) return r;
   if (count == NULL) return NVML_ERROR_INVALID_ARGUMENT;
-  if (device->is_mig || device->mig_mode == kMigUnsupported) return NVML_ERROR_NOT_SUPPORTED;
-  *count = device->mig_max;
+  if (device->is_mig) return NVML_ERROR_NOT_SUPPORTED;
+  /* As the real library: zero on a GPU without MIG support (NVIDIA's 1.13.1 `cdi generate`
+   * stops at any error here). */
+  *count = device->mig_mode == kMigUnsupported ? 0 : device->mig_max;
   return NVML_SUCCESS;
 }
 
@@ -178,6 +180,15 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device
   if (index >= device->mig_max) return NVML_ERROR_INVALID_ARGUMENT;
   if (index >= device->mig_count) return NVML_ERROR_NOT_FOUND;
   *mig = device->migs[index];
+  return NVML_SUCCESS;
+}
+
+/* Beyond libnvidia-container's 18: what NVIDIA's toolkit (go-nvml) calls on MIG roots. */
+NVML_EXPORT nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *is_mig) {
+  nvmlReturn_t r = check(device);
+  if (r != NVML_SUCCESS) return r;
+  if (is_mig == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  *is_mig = device->is_mig ? 1 : 0;
   return NVML_SUCCESS;
 }
 

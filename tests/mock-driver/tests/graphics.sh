@@ -25,8 +25,11 @@ for spec in "0000:17:00.0 2 130" "0000:2a:00.0 1 129"; do
     expect "$bus: dev/dri/card$card placeholder (not root)" test -f "$root/dev/dri/card$card"
   fi
 done
-expect_eq "dev/dri has the four nodes only" "card1 card2 renderD129 renderD130" \
-  "$(ls "$root/dev/dri" | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "dev/dri has the four nodes and udev's by-path directory only" \
+  "by-path card1 card2 renderD129 renderD130" "$(ls "$root/dev/dri" | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "by-path links: each GPU's bus id to its card and render node" \
+  "pci-0000:17:00.0-card->../card2 pci-0000:17:00.0-render->../renderD130 pci-0000:2a:00.0-card->../card1 pci-0000:2a:00.0-render->../renderD129" \
+  "$(cd "$root/dev/dri/by-path" && for l in *; do printf '%s->%s ' "$l" "$(readlink "$l")"; done | sed 's/ $//')"
 
 for f in etc/vulkan/icd.d/nvidia_icd.json usr/share/vulkan/implicit_layer.d/nvidia_layers.json \
          usr/share/glvnd/egl_vendor.d/10_nvidia.json \

@@ -66,8 +66,8 @@ expect_eq "ldd of nvidia-smi: libc and the loader only" "ld-linux-x86-64.so.2 li
      sed 's/ $//')"
 exported="$(readelf --dyn-syms -W "$root/$LIB64/libnvidia-ml.so.$V" |
             awk '$5 == "GLOBAL" && $7 != "UND" {print $8}' | sort | tr '\n' ' ')"
-expect_eq "the mock NVML exports exactly the 18 symbols of driver.md §11.3" \
-  "nvmlDeviceGetBrand nvmlDeviceGetComputeInstanceId nvmlDeviceGetCount_v2 nvmlDeviceGetCudaComputeCapability nvmlDeviceGetGpuInstanceId nvmlDeviceGetHandleByIndex_v2 nvmlDeviceGetMaxMigDeviceCount nvmlDeviceGetMigDeviceHandleByIndex nvmlDeviceGetMigMode nvmlDeviceGetMinorNumber nvmlDeviceGetName nvmlDeviceGetPciInfo nvmlDeviceGetUUID nvmlErrorString nvmlInit_v2 nvmlShutdown nvmlSystemGetCudaDriverVersion nvmlSystemGetDriverVersion " \
+expect_eq "the mock NVML exports the 18 symbols of driver.md §11.3 and the toolkit's nvmlDeviceIsMigDeviceHandle" \
+  "nvmlDeviceGetBrand nvmlDeviceGetComputeInstanceId nvmlDeviceGetCount_v2 nvmlDeviceGetCudaComputeCapability nvmlDeviceGetGpuInstanceId nvmlDeviceGetHandleByIndex_v2 nvmlDeviceGetMaxMigDeviceCount nvmlDeviceGetMigDeviceHandleByIndex nvmlDeviceGetMigMode nvmlDeviceGetMinorNumber nvmlDeviceGetName nvmlDeviceGetPciInfo nvmlDeviceGetUUID nvmlDeviceIsMigDeviceHandle nvmlErrorString nvmlInit_v2 nvmlShutdown nvmlSystemGetCudaDriverVersion nvmlSystemGetDriverVersion " \
   "$exported"
 
 # Binaries (driver.md §3) and firmware (§5).

@@ -58,7 +58,7 @@ gpu1.pci=00000000:2a:00.0 0000:2a:00.0 0:2a:0 0x20b010de 0x16c110de
 gpu1.brand=2 rc=0
 gpu1.cc=8.0 rc=0
 gpu1.mig_mode.rc=3
-gpu1.mig_max.rc=3
+gpu1.mig_max=0
 gpu1.gi.rc=3
 gpu1.ci.rc=3
 gpu1.uuid.small.rc=7

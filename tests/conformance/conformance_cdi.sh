@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# `nvidia-ctk cdi generate` of nvct and of the toolkit 1.13.1 on the same mock driver roots (the
+# peer's NVML is the root's mock, found through LD_LIBRARY_PATH): for every device name and the
+# common edits, the device nodes and the mounts (container path <- host path) must be equal,
+# except the additions of the later toolkit that docs/deviations.md lists (the MPS directory,
+# nvidia-imex/nvidia-imex-ctl, libnvidia-nvvm70, the Xorg modules), which are dropped from nvct's
+# side before comparing; and the spec must name the same devices. Hooks differ by design (the
+# peer calls `nvidia-ctk hook`, nvct `nvidia-cdi-hook`, later hook set) and are not compared.
+source "$(dirname "$0")/../e2e/lib/common.sh"
+source "$(dirname "$0")/lib/peers.sh"
+require_root
+require_cmd jq
+peers_require
+# The toolkit reads MIG minors from the host's /proc: run in a private mount namespace where the
+# mock root's proc/devices and proc/driver are bound over the host's.
+if [ -z "${CONFORMANCE_INNER:-}" ]; then
+  rm -rf "$E2E_TMP" # exec drops the EXIT trap; the inner run makes its own
+  exec unshare -m --propagation private env CONFORMANCE_INNER=1 bash "$0" "$@"
+fi
+ctk="$(nvct_bin nvidia-ctk)"
+
+# The later toolkit's additions (docs/deviations.md, "Behaviour of a later toolkit") and the
+# DRM nodes 1.13.1 does not find on the mock graphics root (docs/deviations.md, "Open").
+later='/tmp/nvidia-mps$|/nvidia-imex$|/nvidia-imex-ctl$|libnvidia-nvvm70\.so|/xorg/modules/| node /dev/dri/'
+for row in "nvidia-imex-ctl" "DRM nodes"; do
+  grep -qF "$row" "$NVCT_SOURCE_DIR/docs/deviations.md" ||
+    e2e_die "docs/deviations.md does not list the differences this test drops ($row)"
+done
+
+# edits <spec.json> <root>: "<device> node|mount <paths>" lines, sorted.
+edits() {
+  jq -r --arg root "$2" '
+    def paths: (.containerEdits.deviceNodes // [] | map("node " + .path)) +
+               (.containerEdits.mounts // [] | map("mount " + .containerPath + " <- " +
+                 (.hostPath | ltrimstr($root))));
+    ((.devices // [])[] | .name as $n | paths[] | "\($n) \(.)"),
+    (paths[] | "common \(.)")' "$1" | { grep -Ev "$later" || true; } | sort
+}
+
+cases=0
+for topo in one-gpu mig eight-gpus graphics; do
+  root="$E2E_TMP/root-$topo"
+  peers_mock_root "$topo" "$root"
+  mount --bind "$root/proc/devices" /proc/devices
+  mount --bind "$root/proc/driver" /proc/driver
+  cases=$((cases + 1))
+  rc=0
+  LD_LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu" "$PEER_BIN/nvidia-ctk" cdi generate \
+    --driver-root "$root" --format json --output "$E2E_TMP/peer.json" >"$E2E_TMP/peer.log" 2>&1 || rc=$?
+  if [ "$rc" != 0 ]; then
+    failed "$topo: NVIDIA's cdi generate failed: $(tail -2 "$E2E_TMP/peer.log")"
+    umount /proc/driver /proc/devices
+    continue
+  fi
+  "$ctk" cdi generate --driver-root "$root" --format json --output "$E2E_TMP/nvct.json" \
+    >"$E2E_TMP/nvct.log" 2>&1 || { failed "$topo: nvct's cdi generate failed: $(tail -2 "$E2E_TMP/nvct.log")"; continue; }
+  check_eq "$topo: same device names" "$(jq -r '[.devices[].name] | sort | join(" ")' "$E2E_TMP/peer.json")" \
+    "$(jq -r '[.devices[].name] | sort | join(" ")' "$E2E_TMP/nvct.json")"
+  edits "$E2E_TMP/peer.json" "$root" >"$E2E_TMP/peer.edits"
+  edits "$E2E_TMP/nvct.json" "$root" >"$E2E_TMP/nvct.edits"
+  if same_file "$E2E_TMP/peer.edits" "$E2E_TMP/nvct.edits"; then
+    pass "$topo: device nodes and mounts equal the toolkit's ($(wc -l <"$E2E_TMP/nvct.edits") edits)"
+  else
+    failed "$topo: device nodes and mounts differ:
+$(diff -u "$E2E_TMP/peer.edits" "$E2E_TMP/nvct.edits" | tail -n +3 | head -40)"
+  fi
+  umount /proc/driver
+  umount /proc/devices
+done
+echo "# conformance_cdi: $cases roots compared"
+e2e_finish
