@@ -4,9 +4,12 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cdi_command.hpp"
 #include "config_command.hpp"
+#include "empty_values.hpp"
 #include "global_options.hpp"
 #include "hook_command.hpp"
 #include "info_command.hpp"
@@ -27,8 +30,12 @@ int main(int argc, char** argv) {
     add_runtime_command(app, options);
     add_system_command(app, options);
 
+    // `--drop-in-config=` must mean "empty", as with NVIDIA's CLI (empty_values.hpp).
+    std::vector<std::string> args = split_empty_values(argc, argv);
+    std::vector<char*> arg_ptrs;
+    for (auto& a : args) arg_ptrs.push_back(a.data());
     try {
-      app.parse(argc, argv);
+      app.parse(static_cast<int>(arg_ptrs.size()), arg_ptrs.data());
     } catch (const CLI::ParseError& e) {
       int code = app.exit(e);  // prints help/version, or the parse error
       // Help and version exit 0; every error exits 1, as the reference does.
