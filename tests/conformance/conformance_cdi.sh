@@ -13,10 +13,7 @@ require_cmd jq
 peers_require
 # The toolkit reads MIG minors from the host's /proc: run in a private mount namespace where the
 # mock root's proc/devices and proc/driver are bound over the host's.
-if [ -z "${CONFORMANCE_INNER:-}" ]; then
-  rm -rf "$E2E_TMP" # exec drops the EXIT trap; the inner run makes its own
-  exec unshare -m --propagation private env CONFORMANCE_INNER=1 bash "$0" "$@"
-fi
+peers_enter "$0" "$@"
 ctk="$(nvct_bin nvidia-ctk)"
 
 # The later toolkit's additions (docs/deviations.md, "Behaviour of a later toolkit") and the

@@ -14,10 +14,7 @@ require_root
 require_cmd unshare mount
 peers_require
 
-if [ -z "${CONFORMANCE_INNER:-}" ]; then
-  rm -rf "$E2E_TMP" # exec drops the EXIT trap; the inner run makes its own
-  exec unshare -m --propagation private env CONFORMANCE_INNER=1 bash "$0" "$@"
-fi
+peers_enter "$0" "$@"
 
 cli="$(nvct_bin nvidia-container-cli)"
 peer="$PEER_BIN/nvidia-container-cli"
@@ -30,30 +27,22 @@ allowed() {
   esac
 }
 
-cases=0 same=0 explained=0
+# report <cli> <root> <args...>: exit status, stdout and stderr of one run.
+report() {
+  local bin="$1" root="$2" rc=0
+  shift 2
+  "$bin" --root "$root" "$@" >"$E2E_TMP/out" 2>"$E2E_TMP/err" || rc=$?
+  echo "exit $rc"
+  cat "$E2E_TMP/out"
+  echo "--- stderr"
+  cat "$E2E_TMP/err"
+}
 compare() { # <topology> <root> <args...>
   local topo="$1" root="$2"
   shift 2
-  local args="$*" rn=0 rp=0 why
-  cases=$((cases + 1))
-  "$cli" --root "$root" "$@" >"$E2E_TMP/n.out" 2>"$E2E_TMP/n.err" || rn=$?
-  "$peer" --root "$root" "$@" >"$E2E_TMP/p.out" 2>"$E2E_TMP/p.err" || rp=$?
-  if [ "$rn" = "$rp" ] && same_file "$E2E_TMP/n.out" "$E2E_TMP/p.out" &&
-    same_file "$E2E_TMP/n.err" "$E2E_TMP/p.err"; then
-    same=$((same + 1))
-    return 0
-  fi
-  why="$(allowed "$topo" "$args")"
-  if [ -n "$why" ] && grep -qF "$why" "$NVCT_SOURCE_DIR/docs/deviations.md"; then
-    explained=$((explained + 1))
-    echo "# $topo [$args]: differs, explained in docs/deviations.md ($why)"
-    return 0
-  fi
-  failed "$topo [$args]: nvct exit $rn, NVIDIA exit $rp
---- NVIDIA stdout / +++ nvct stdout
-$(diff -u "$E2E_TMP/p.out" "$E2E_TMP/n.out" | tail -n +3 | head -40)
---- NVIDIA stderr / +++ nvct stderr
-$(diff -u "$E2E_TMP/p.err" "$E2E_TMP/n.err" | tail -n +3 | head -10)"
+  report "$cli" "$root" "$@" >"$E2E_TMP/nvct.txt"
+  report "$peer" "$root" "$@" >"$E2E_TMP/peer.txt"
+  peers_compare "$topo [$*]" "$E2E_TMP/nvct.txt" "$E2E_TMP/peer.txt" "$(allowed "$topo" "$*")"
 }
 
 for topo in one-gpu mig eight-gpus graphics no-nvml; do
@@ -111,6 +100,5 @@ LISTS
   umount /proc/driver
   umount /proc/devices
 done
-echo "# conformance_cli: $cases cases: $same identical, $explained explained by docs/deviations.md"
-[ "$cases" -gt 0 ] && pass "compared $cases cases with libnvidia-container 1.17"
+peers_summary conformance_cli "cases with libnvidia-container 1.17"
 e2e_finish

@@ -15,10 +15,7 @@ require_root
 require_cmd unshare nsenter mount find
 peers_require
 
-if [ -z "${CONFORMANCE_INNER:-}" ]; then
-  rm -rf "$E2E_TMP" # exec drops the EXIT trap; the inner run makes its own
-  exec unshare -m --propagation private env CONFORMANCE_INNER=1 bash "$0" "$@"
-fi
+peers_enter "$0" "$@"
 
 cli="$(nvct_bin nvidia-container-cli)"
 peer="$PEER_BIN/nvidia-container-cli"
@@ -42,25 +39,12 @@ effects() {
   peers_report "$rootfs" "$rc" "$E2E_TMP/err"
 }
 
-cases=0 same=0 explained=0
 compare() { # <topology> <root> <args...>
-  local topo="$1" root="$2" why
+  local topo="$1" root="$2"
   shift 2
-  cases=$((cases + 1))
   effects "$cli" "$root" "$@" >"$E2E_TMP/nvct.txt"
   effects "$peer" "$root" "$@" >"$E2E_TMP/peer.txt"
-  if same_file "$E2E_TMP/nvct.txt" "$E2E_TMP/peer.txt"; then
-    same=$((same + 1))
-    return 0
-  fi
-  why="$(allowed "$topo" "$*")"
-  if [ -n "$why" ] && grep -qF "$why" "$NVCT_SOURCE_DIR/docs/deviations.md"; then
-    explained=$((explained + 1))
-    echo "# $topo [$*]: differs, explained in docs/deviations.md ($why)"
-    return 0
-  fi
-  failed "$topo [$*]:
-$(diff -u "$E2E_TMP/peer.txt" "$E2E_TMP/nvct.txt" | tail -n +3 | head -40)"
+  peers_compare "$topo [$*]" "$E2E_TMP/nvct.txt" "$E2E_TMP/peer.txt" "$(allowed "$topo" "$*")"
 }
 
 for topo in one-gpu mig eight-gpus graphics; do
@@ -99,6 +83,5 @@ CASES
   umount /proc/driver
   umount /proc/devices
 done
-echo "# conformance_configure: $cases cases: $same identical, $explained explained by docs/deviations.md"
-[ "$cases" -gt 0 ] && pass "compared $cases configure cases with libnvidia-container 1.17"
+peers_summary conformance_configure "configure cases with libnvidia-container 1.17"
 e2e_finish

@@ -9,15 +9,13 @@
 # directory, as runc runs them.
 source "$(dirname "$0")/../e2e/lib/common.sh"
 source "$(dirname "$0")/../e2e/lib/rootfs.sh"
+source "$(dirname "$0")/../e2e/lib/configure.sh"
 source "$(dirname "$0")/lib/peers.sh"
 require_root
 require_cmd unshare nsenter mount find jq
 peers_require
 
-if [ -z "${CONFORMANCE_INNER:-}" ]; then
-  rm -rf "$E2E_TMP" # exec drops the EXIT trap; the inner run makes its own
-  exec unshare -m --propagation private env CONFORMANCE_INNER=1 bash "$0" "$@"
-fi
+peers_enter "$0" "$@"
 
 hook="$(nvct_bin nvidia-container-runtime-hook)"
 template="$E2E_TMP/rootfs-template"
@@ -29,18 +27,6 @@ allowed() { # <topology> <env>: the docs/deviations.md phrase that explains a di
   esac
 }
 
-hook_config() { # <driver root> <cli path or ""> <out>
-  {
-    echo '[nvidia-container-cli]'
-    echo "root = \"$1\""
-    [ -n "$2" ] && echo "path = \"$2\""
-    echo 'load-kmods = false'
-    echo 'no-cgroups = true'
-    echo 'ldconfig = "@/sbin/ldconfig"'
-    echo '[nvidia-container-runtime]'
-    echo 'mode = "legacy"'
-  } >"$3"
-}
 
 # effects <hook> <config> <env...>: what one prestart did (peers_report).
 effects() {
@@ -62,26 +48,13 @@ effects() {
   peers_report "$bundle/rootfs" "$rc" "$E2E_TMP/err"
 }
 
-cases=0 same=0 explained=0
 compare() { # <topology> <env...>
-  local topo="$1" why
+  local topo="$1"
   shift
-  cases=$((cases + 1))
   effects "$hook" "$E2E_TMP/nvct.toml" "$@" >"$E2E_TMP/nvct.txt"
   PATH="$PEER_BIN:$PATH" effects "$PEER_BIN/nvidia-container-runtime-hook" "$E2E_TMP/peer.toml" "$@" \
     >"$E2E_TMP/peer.txt"
-  if same_file "$E2E_TMP/nvct.txt" "$E2E_TMP/peer.txt"; then
-    same=$((same + 1))
-    return 0
-  fi
-  why="$(allowed "$topo" "$*")"
-  if [ -n "$why" ] && grep -qF "$why" "$NVCT_SOURCE_DIR/docs/deviations.md"; then
-    explained=$((explained + 1))
-    echo "# $topo [$*]: differs, explained in docs/deviations.md ($why)"
-    return 0
-  fi
-  failed "$topo [$*]:
-$(diff -u "$E2E_TMP/peer.txt" "$E2E_TMP/nvct.txt" | tail -n +3 | head -40)"
+  peers_compare "$topo [$*]" "$E2E_TMP/nvct.txt" "$E2E_TMP/peer.txt" "$(allowed "$topo" "$*")"
 }
 
 for topo in one-gpu mig eight-gpus; do
@@ -89,8 +62,8 @@ for topo in one-gpu mig eight-gpus; do
   peers_mock_root "$topo" "$root"
   mount --bind "$root/proc/devices" /proc/devices
   mount --bind "$root/proc/driver" /proc/driver
-  hook_config "$root" "" "$E2E_TMP/nvct.toml"
-  hook_config "$root" "$PEER_BIN/nvidia-container-cli" "$E2E_TMP/peer.toml"
+  cfg_hook_config "$root" "" "$E2E_TMP/nvct.toml"
+  cfg_hook_config "$root" "$PEER_BIN/nvidia-container-cli" "$E2E_TMP/peer.toml"
   conf="$NVCT_SOURCE_DIR/tests/mock-driver/topologies/$topo.conf"
   uuid0="$(sed -n 's/^gpu = .*uuid=\([^;]*\);.*/\1/p' "$conf" | head -1)"
   while IFS= read -r line; do
@@ -121,6 +94,5 @@ CASES
   umount /proc/driver
   umount /proc/devices
 done
-echo "# conformance_hook: $cases cases: $same identical, $explained explained by docs/deviations.md"
-[ "$cases" -gt 0 ] && pass "compared $cases prestart cases with NVIDIA's hook 1.13.1 + CLI 1.17"
+peers_summary conformance_hook "prestart cases with NVIDIA's hook 1.13.1 + CLI 1.17"
 e2e_finish

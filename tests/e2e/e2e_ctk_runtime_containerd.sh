@@ -178,17 +178,7 @@ PY
 require_cmd ctr
 stock="$dir/stock"
 mkdir -p "$stock"
-cat >"$stock/config.toml" <<'TOML'
-version = 2
-
-[plugins]
-  [plugins."io.containerd.grpc.v1.cri"]
-    [plugins."io.containerd.grpc.v1.cri".cni]
-      bin_dir = "/usr/lib/cni"
-      conf_dir = "/etc/cni/net.d"
-  [plugins."io.containerd.internal.v1.opt"]
-    path = "/var/lib/containerd/opt"
-TOML
+containerd_debian_stock_config "$stock/config.toml"
 check_eq "Debian's stock config.toml: the CRI plugin loads after configure" ok "$(cri_status "$stock")"
 check_contains "... its drop-in has containerd's runc entry beside nvidia" \
   'runtime_type = "io.containerd.runc.v2"' \

@@ -45,19 +45,7 @@ seed() {
   local kind="$1" d="$2"
   mkdir -p "$d"
   case "$kind" in
-    a) # Debian 12's /etc/containerd/config.toml, verbatim.
-      cat >"$d/config.toml" <<'TOML'
-version = 2
-
-[plugins]
-  [plugins."io.containerd.grpc.v1.cri"]
-    [plugins."io.containerd.grpc.v1.cri".cni]
-      bin_dir = "/usr/lib/cni"
-      conf_dir = "/etc/cni/net.d"
-  [plugins."io.containerd.internal.v1.opt"]
-    path = "/var/lib/containerd/opt"
-TOML
-      ;;
+    a) containerd_debian_stock_config "$d/config.toml" ;;
     b) containerd config default >"$d/config.toml" ;;
     c) ;;
     d)

@@ -142,18 +142,6 @@ hook_effects() {
   (cd "$CFG_ROOTFS" && find . -type l -newer "$bundle/config.json" -printf '/%P -> %l\n' | sort)
   cfg_stop_container
 }
-hook_config() { # <driver root> <cli path or ""> <out>
-  {
-    echo '[nvidia-container-cli]'
-    echo "root = \"$1\""
-    [ -n "$2" ] && echo "path = \"$2\""
-    echo 'load-kmods = false'
-    echo 'no-cgroups = true'
-    echo 'ldconfig = "@/sbin/ldconfig"'
-    echo '[nvidia-container-runtime]'
-    echo 'mode = "legacy"'
-  } >"$3"
-}
 
 for case_ in current:debian current:flat tesla:debian; do
   variant="${case_%%:*}" layout="${case_#*:}"
@@ -204,8 +192,8 @@ for case_ in current:debian current:flat tesla:debian; do
       "$(jq -c '.containerEdits.hooks' "$E2E_TMP/cdi.json")"
   fi
 
-  hook_config "$root" "$cli" "$E2E_TMP/nvct.toml"
-  [ -n "$peer" ] && hook_config "$root" "$peer/nvidia-container-cli" "$E2E_TMP/peer.toml"
+  cfg_hook_config "$root" "$cli" "$E2E_TMP/nvct.toml"
+  [ -n "$peer" ] && cfg_hook_config "$root" "$peer/nvidia-container-cli" "$E2E_TMP/peer.toml"
   for cap in utility compute video graphics display ngx compat32 all; do
     hook_effects "$hook" "$E2E_TMP/nvct.toml" "$cap" >"$E2E_TMP/nvct.$cap"
     sed '/^--- links$/,$d' "$E2E_TMP/nvct.$cap" >"$E2E_TMP/nvct.$cap.mounts"

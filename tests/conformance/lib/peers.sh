@@ -3,6 +3,14 @@
 # (nvidia-container-runtime, nvidia-container-runtime-hook, nvidia-ctk) and libnvidia-container
 # 1.17.0 (nvidia-container-cli), from ../shared/peers beside the source tree or NVCT_PEER_DIR.
 #   peers_require                   fails (never skips) when they are missing; sets PEER_BIN
+#   peers_enter "$0" "$@"           first thing after peers_require: re-runs the script in a
+#                                   private mount namespace (where the tests bind the mock root's
+#                                   proc files over the host's)
+#   peers_compare <case> <nvct> <peer> [<phrase>]
+#                                   counts a case (PEERS_CASES, PEERS_SAME, PEERS_EXPLAINED):
+#                                   equal report files, or a difference docs/deviations.md explains
+#                                   (it contains <phrase>), or a failure printing the diff
+#   peers_summary <test> <what>     prints the counts and passes when cases ran
 #   peers_mock_root <topology> <d>  a mock driver root from tests/mock-driver/topologies
 #   peers_container <template> <rootfs>
 #                                   a fresh copy of the template rootfs and a stand-in container
@@ -78,4 +86,32 @@ peers_report() {
   fi
   kill -9 "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null || true
+}
+
+peers_enter() {
+  local script="$1"
+  shift
+  [ -n "${CONFORMANCE_INNER:-}" ] && return 0
+  rm -rf "$E2E_TMP" # exec drops the EXIT trap; the inner run makes its own
+  exec unshare -m --propagation private env CONFORMANCE_INNER=1 bash "$script" "$@"
+}
+
+PEERS_CASES=0 PEERS_SAME=0 PEERS_EXPLAINED=0
+peers_compare() {
+  local what="$1" nvct="$2" peer="$3" why="${4:-}"
+  PEERS_CASES=$((PEERS_CASES + 1))
+  if same_file "$nvct" "$peer"; then
+    PEERS_SAME=$((PEERS_SAME + 1))
+  elif [ -n "$why" ] && grep -qF "$why" "$NVCT_SOURCE_DIR/docs/deviations.md"; then
+    PEERS_EXPLAINED=$((PEERS_EXPLAINED + 1))
+    echo "# $what: differs, explained in docs/deviations.md ($why)"
+  else
+    failed "$what: --- NVIDIA / +++ nvct
+$(diff -u "$peer" "$nvct" | tail -n +3 | head -50)"
+  fi
+}
+
+peers_summary() {
+  echo "# $1: $PEERS_CASES cases: $PEERS_SAME identical, $PEERS_EXPLAINED explained by docs/deviations.md"
+  [ "$PEERS_CASES" -gt 0 ] && pass "compared $PEERS_CASES $2"
 }

@@ -11,6 +11,9 @@
 #                               the procfs and /proc/driver tmpfs of cfg_start_container
 #   cfg_host_mounts             mount lines of this namespace that mention the test's temp dir
 #   cfg_stop_container          kills the container (its namespace and mounts go with it)
+#   cfg_hook_config <driver root> <cli path or ""> <out>
+#                               a hook config.toml: legacy mode, that root, no kmods, no cgroups,
+#                               the host's ldconfig, and `path` to a CLI when given (NVIDIA's hook)
 
 cfg_setup() {
   local topology="$1"
@@ -84,4 +87,17 @@ cfg_mount_options() {
 cfg_configure() {
   "$CFG_CLI" --root "$CFG_ROOT" configure --pid "$CFG_PID" --ldconfig=@/sbin/ldconfig "$@" \
     "$CFG_ROOTFS"
+}
+
+cfg_hook_config() { # <driver root> <cli path or ""> <out>
+  {
+    echo '[nvidia-container-cli]'
+    echo "root = \"$1\""
+    [ -n "$2" ] && echo "path = \"$2\""
+    echo 'load-kmods = false'
+    echo 'no-cgroups = true'
+    echo 'ldconfig = "@/sbin/ldconfig"'
+    echo '[nvidia-container-runtime]'
+    echo 'mode = "legacy"'
+  } >"$3"
 }

@@ -5,6 +5,8 @@
 #                                          absent); one argument per key, so dotted plugin names
 #                                          need no quoting
 #   containerd_major                       the installed containerd's major version
+#   containerd_debian_stock_config <file>  writes Debian 12's /etc/containerd/config.toml
+#                                          (containerd 1.6.20~ds1), verbatim
 # Source after common.sh.
 
 containerd_dump() {
@@ -31,4 +33,18 @@ PY
 
 containerd_major() {
   containerd --version | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^v?[0-9]+\./) { sub(/^v/, "", $i); split($i, v, "."); print v[1]; exit } }'
+}
+
+containerd_debian_stock_config() {
+  cat >"$1" <<'TOML'
+version = 2
+
+[plugins]
+  [plugins."io.containerd.grpc.v1.cri"]
+    [plugins."io.containerd.grpc.v1.cri".cni]
+      bin_dir = "/usr/lib/cni"
+      conf_dir = "/etc/cni/net.d"
+  [plugins."io.containerd.internal.v1.opt"]
+    path = "/var/lib/containerd/opt"
+TOML
 }

@@ -48,6 +48,7 @@
 #   cri_stop                removes all pods, stops containerd, kills what is left in the
 #                           namespace and unmounts everything under the temp dir (registered as
 #                           a cleanup by cri_start)
+source "$(dirname "${BASH_SOURCE[0]}")/containerd.sh"
 
 # shellcheck disable=SC2034  # CRITEST, CRI_NVIDIA, CRI_NVIDIA_CDI, CRI_CACHE are for the scripts
 CRI_PY_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -94,18 +95,7 @@ cri_start_config() {
   case "$start" in
     # Debian 12's containerd 1.6.20~ds1 ships this /etc/containerd/config.toml.
     stock)
-      cat >"$dir/config.toml" <<'TOML'
-version = 2
-
-[plugins]
-  [plugins."io.containerd.grpc.v1.cri"]
-    [plugins."io.containerd.grpc.v1.cri".cni]
-      bin_dir = "/usr/lib/cni"
-      conf_dir = "/etc/cni/net.d"
-  [plugins."io.containerd.internal.v1.opt"]
-    path = "/var/lib/containerd/opt"
-TOML
-      ;;
+      containerd_debian_stock_config "$dir/config.toml" ;;
     none) ;;
     # What `containerd config default` prints (every plugin's defaults, CRI included).
     default) containerd config default >"$dir/config.toml" ||
