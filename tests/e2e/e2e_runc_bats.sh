@@ -99,11 +99,27 @@ check "the shim exec'd runc for the suite's commands (${n_exec:-0} execs in its 
   test "${n_exec:-0}" -ge "$EXPECTED"
 
 # --- compare ----------------------------------------------------------------------------------
-if python3 "$(dirname "$0")/lib/runc_bats_compare.py" "$E2E_TMP/bare.tap" "$E2E_TMP/shim.tap" \
-  "$EXPECTED" | tee "$E2E_TMP/compare.txt"; then
+compare="$(dirname "$0")/lib/runc_bats_compare.py"
+if python3 "$compare" "$E2E_TMP/bare.tap" "$E2E_TMP/shim.tap" "$EXPECTED" | tee "$E2E_TMP/compare.txt"; then
   pass "runc bats suite: same outcome for every test with bare runc and through the shim"
 else
-  failed "runc bats suite: outcomes differ between bare runc and the shim (see above)"
+  # A few of runc's own tests are flaky under load (tty.bats' ptsname test once failed on bare
+  # runc and passed through the shim). The files with a difference run once more on both; a
+  # difference that stays is a failure, one that goes is reported by name.
+  mapfile -t again < <(sed -n 's/^DIFFERENCE: \([^:]*\.bats\): .*/\1/p' "$E2E_TMP/compare.txt" | sort -u)
+  if [ "${#again[@]}" -eq 0 ]; then
+    failed "runc bats suite: outcomes differ between bare runc and the shim (see above)"
+  else
+    echo "# rerunning on both runtimes: ${again[*]}"
+    runc_bats_run "$SRC" "$RUNC_BIN" "$E2E_TMP/bare2.tap" "${again[@]}"
+    runc_bats_run "$SRC" "$SHIM" "$E2E_TMP/shim2.tap" "${again[@]}"
+    n_again=$(cd "$SRC/tests/integration" && cat "${again[@]}" | grep -c '^@test')
+    if python3 "$compare" "$E2E_TMP/bare2.tap" "$E2E_TMP/shim2.tap" "$n_again"; then
+      pass "runc bats suite: same outcome for every test (flaky on the first run, same on the rerun: ${again[*]})"
+    else
+      failed "runc bats suite: outcomes differ between bare runc and the shim, also on a rerun of ${again[*]}"
+    fi
+  fi
 fi
 check "bare runc passed tests (the harness works)" \
   grep -Eq '^bare runc: [1-9][0-9]* passed' "$E2E_TMP/compare.txt"
