@@ -17,13 +17,13 @@ Result<driver::DriverInfo> discover_driver_for_cdi(const CdiDiscovery& options) 
     return info;
   }
   if (auto user = driver::default_nvml_user()) o.nvml_user = *user;
+  o.binary_names = &driver::cdi_binary_names();
   NVCT_ASSIGN_OR_RETURN(
       auto ctx, with_context(driver::initialize_driver(o, driver::isolated_nvml_query(o.nvml_user)),
                              "failed to initialize the driver at " + o.root));
   NVCT_ASSIGN_OR_RETURN(auto info, with_context(driver::discover_driver(ctx, o),
                                                 "failed to discover the driver at " + o.root));
   add_cdi_libraries(info, ctx.root, ctx.ldcache ? &*ctx.ldcache : nullptr, options.libraries);
-  info.bins = driver::find_binaries(ctx.root, o.path_env, driver::cdi_binary_names());
   return info;
 }
 

@@ -198,7 +198,7 @@ Result<DriverInfo> discover_driver(const DriverContext& ctx, const DiscoverOptio
   info.libs = select_libraries(*ctx.ldcache, root, native_ldcache_arch(), info.nvrm_version, false);
   if (auto arch32 = compat32_ldcache_arch())
     info.libs32 = select_libraries(*ctx.ldcache, root, *arch32, info.nvrm_version, true);
-  info.bins = find_binaries(root, o.path_env);
+  info.bins = find_binaries(root, o.path_env, *o.binary_names);
   info.ipcs = ipc_paths(root, o);
   if (!o.no_gsp_firmware) info.firmwares = firmwares(root, info.nvrm_version);
   return info;

@@ -202,10 +202,6 @@ const std::vector<DriverFileName>& cdi_binary_names() {
   return kNames;
 }
 
-std::vector<DriverBinary> find_binaries(const DriverRoot& root, std::string_view path_env) {
-  return find_binaries(root, path_env, driver_binary_names());
-}
-
 std::vector<DriverBinary> find_binaries(const DriverRoot& root, std::string_view path_env,
                                         const std::vector<DriverFileName>& names) {
   std::vector<DriverBinary> out;

@@ -60,6 +60,8 @@ struct DiscoverOptions {
   std::string ldcache = "/etc/ld.so.cache";
   std::string path_env = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
   std::string mps_pipe_dir = "/tmp/nvidia-mps";
+  // The binaries looked up on path_env: the CLI's list, or cdi_binary_names() for a CDI spec.
+  const std::vector<DriverFileName>* binary_names = &driver_binary_names();
   bool no_persistenced = false;
   bool no_fabricmanager = false;
   bool no_gsp_firmware = false;

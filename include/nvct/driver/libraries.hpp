@@ -56,9 +56,8 @@ struct DriverBinary {
   std::string path;      // the file, symlinks resolved inside the root
   std::string found_at;  // where PATH found it (Debian: /usr/bin/nvidia-smi, an alternatives link)
 };
-// The first regular executable of each name along path_env (in-root), by default the
-// driver_binary_names() of libnvidia-container.
-std::vector<DriverBinary> find_binaries(const DriverRoot& root, std::string_view path_env);
+// The first regular executable of each name along path_env (in-root): driver_binary_names() for
+// libnvidia-container's list, cdi_binary_names() for a CDI spec.
 std::vector<DriverBinary> find_binaries(const DriverRoot& root, std::string_view path_env,
                                         const std::vector<DriverFileName>& names);
 

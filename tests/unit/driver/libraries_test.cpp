@@ -168,7 +168,8 @@ TEST(FindBinaries, FirstPathHitThatIsARegularExecutable) {
   r.file("/usr/bin/nvidia-cuda-mps-control", "", 0755);
   std::filesystem::create_directories(r / "usr/sbin/nvidia-persistenced");  // a directory
   auto bins =
-      find_binaries(*DriverRoot::open(r.path()), "/usr/local/bin:/usr/sbin:/usr/bin:/bin:relative");
+      find_binaries(*DriverRoot::open(r.path()), "/usr/local/bin:/usr/sbin:/usr/bin:/bin:relative",
+                    driver_binary_names());
   ASSERT_EQ(bins.size(), 2u);
   EXPECT_EQ(bins[0].path, "/usr/bin/nvidia-smi");
   EXPECT_EQ(bins[0].found_at, "/usr/bin/nvidia-smi");
@@ -187,7 +188,8 @@ TEST(FindBinaries, AlternativesLinksAreResolvedInTheRootAndTheirPathKept) {
   std::filesystem::create_symlink("/usr/lib/nvidia/current/nvidia-smi",
                                   r / "etc/alternatives/nvidia-smi");
   std::filesystem::create_symlink("/etc/alternatives/nvidia-smi", r / "usr/bin/nvidia-smi");
-  auto bins = find_binaries(*DriverRoot::open(r.path()), "/usr/local/bin/:/usr/bin/");
+  auto bins = find_binaries(*DriverRoot::open(r.path()), "/usr/local/bin/:/usr/bin/",
+                            driver_binary_names());
   ASSERT_EQ(bins.size(), 1u);
   EXPECT_EQ(bins[0].path, "/usr/lib/nvidia/current/nvidia-smi");
   EXPECT_EQ(bins[0].found_at, "/usr/bin/nvidia-smi");
