@@ -5,6 +5,7 @@
 #include "nvct/base/file.hpp"
 #include "nvct/base/log.hpp"
 #include "nvct/driver/driver_info.hpp"
+#include "nvct/driver/proc_devices.hpp"
 #include "nvct/driver/procfs.hpp"
 
 namespace nvct::ctk {
@@ -31,8 +32,7 @@ NvidiaMajors nvidia_majors_from_text(std::string_view proc_devices) {
 }
 
 NvidiaMajors read_nvidia_majors(const driver::DriverRoot& root) {
-  auto text = root.read(driver::kProcDevices, 64 * 1024);
-  if (!text) text = read_file(std::string(driver::kProcDevices), 64 * 1024);
+  auto text = driver::read_proc_devices(root);
   if (!text) {
     log::warn("read {}: {}", driver::kProcDevices, text.error().message());
     return {};

@@ -9,6 +9,7 @@
 #include "nvct/base/log.hpp"
 #include "nvct/base/strings.hpp"
 #include "nvct/driver/nvml_library.hpp"
+#include "nvct/driver/proc_devices.hpp"
 #include "nvct/driver/procfs.hpp"
 
 namespace nvct::driver {
@@ -186,7 +187,7 @@ Result<DriverInfo> discover_driver(const DriverContext& ctx, const DiscoverOptio
   info.nvrm_version = ctx.nvml.driver_version;
   info.cuda_version = ctx.nvml.cuda_version;
   info.nvml_fallback = ctx.nvml_fallback;
-  if (auto text = root.read(kProcDevices, 64 * 1024)) info.char_majors = parse_proc_devices(*text);
+  if (auto text = read_proc_devices(root)) info.char_majors = parse_proc_devices(*text);
   if (info.char_majors.count("nvidia-caps"))
     info.caps_style = CapsStyle::kDev;
   else if (root.exists(kProcCapabilities))

@@ -51,14 +51,26 @@ std::optional<std::pair<DrmNodeKind, unsigned>> parse_drm_entry(std::string_view
   return std::make_pair(kind, *n);
 }
 
+Result<DriverRoot> sysfs_root_for(const DriverRoot& root) {
+  if (root.path() == "/" || root.exists(kSysPciDevices)) return DriverRoot::open(root.path());
+  log::debug("no {} under {}: reading the host's", kSysPciDevices, root.path());
+  return DriverRoot::open("/");
+}
+
 Result<std::vector<DrmNode>> find_drm_nodes(const DriverRoot& root, std::string_view bus_id) {
+  NVCT_ASSIGN_OR_RETURN(auto sysfs, sysfs_root_for(root));
+  return find_drm_nodes(sysfs, root, bus_id);
+}
+
+Result<std::vector<DrmNode>> find_drm_nodes(const DriverRoot& sysfs, const DriverRoot& root,
+                                            std::string_view bus_id) {
   auto bus = sysfs_pci_bus_id(bus_id);
   if (!bus) return fail(EINVAL, fmt::format("invalid PCI bus id '{}'", bus_id));
   const std::string drm_dir = fmt::format("{}/{}/drm", kSysPciDevices, *bus);
-  auto entries = root.list_dir(drm_dir);
+  auto entries = sysfs.list_dir(drm_dir);
   if (!entries) {
     if (entries.error().code() == ENOENT || entries.error().code() == ENOTDIR) {
-      log::debug("no {} under {}: GPU {} has no DRM nodes", drm_dir, root.path(), *bus);
+      log::debug("no {} under {}: GPU {} has no DRM nodes", drm_dir, sysfs.path(), *bus);
       return std::vector<DrmNode>{};
     }
     return fail(entries.error().code(),
@@ -73,7 +85,7 @@ Result<std::vector<DrmNode>> find_drm_nodes(const DriverRoot& root, std::string_
     node.name = entry;
     node.path = fmt::format("{}/{}", kDevDri, entry);
     node.minor = parsed->second;
-    if (auto dev = root.read(fmt::format("{}/{}/dev", drm_dir, entry), 64)) {
+    if (auto dev = sysfs.read(fmt::format("{}/{}/dev", drm_dir, entry), 64)) {
       auto numbers = parse_dev_file(*dev);
       if (!numbers) {
         log::warn("skipping DRM node {}: unreadable {}/{}/dev '{}'", entry, drm_dir, entry,

@@ -9,6 +9,7 @@
 #include "nvct/base/log.hpp"
 #include "nvct/base/strings.hpp"
 #include "nvct/driver/device_selection.hpp"
+#include "nvct/driver/proc_devices.hpp"
 #include "nvct/driver/procfs.hpp"
 #include "nvct/request/capabilities.hpp"
 
@@ -89,7 +90,7 @@ Result<DeviceFacts> read_device_facts(const driver::DriverRoot& root) {
             [](const driver::Gpu& a, const driver::Gpu& b) { return a.bus_id < b.bus_id; });
   for (std::size_t i = 0; i < facts.gpus.size(); ++i)
     facts.gpus[i].index = static_cast<unsigned>(i);
-  if (auto text = root.read(driver::kProcDevices, 64 * 1024)) {
+  if (auto text = driver::read_proc_devices(root)) {
     auto majors = driver::parse_proc_devices(*text);
     if (auto it = majors.find("nvidia-frontend"); it != majors.end())
       facts.nvidia_major = it->second;

@@ -46,12 +46,22 @@ std::optional<std::string> sysfs_pci_bus_id(std::string_view bus_id);
 // ("controlD64", "card1-DP-1" connectors, "version").
 std::optional<std::pair<DrmNodeKind, unsigned>> parse_drm_entry(std::string_view name);
 
-// The DRM nodes of the GPU at bus_id under the driver root, cards before render nodes, each
+// The DRM nodes of the GPU at bus_id, cards before render nodes, each
 // sorted by number. The number comes from the entry's `dev` file (226:N when it has none); a
-// node is kept only when <root>/dev/dri/<name> is a character device with that number (a
+// node is kept only when <devs>/dev/dri/<name> is a character device with that number (a
 // regular file or another device in its place is skipped with a warning, never trusted). A
 // GPU without a drm directory (no nvidia-drm module) has no nodes: not an error.
+// The GPU's entries are read from `sysfs`, the nodes checked under `devs`.
+Result<std::vector<DrmNode>> find_drm_nodes(const DriverRoot& sysfs, const DriverRoot& devs,
+                                            std::string_view bus_id);
+// The same with sysfs_root_for(root) and the nodes under root.
 Result<std::vector<DrmNode>> find_drm_nodes(const DriverRoot& root, std::string_view bus_id);
+
+// Where the kernel's PCI devices are read: the root's own /sys/bus/pci/devices when it has one
+// (the host's when the root is /, a driver container's sysfs, a test's stand-in), else the
+// host's /sys, as the toolkit always does: a driver root that holds only the driver's files (no
+// sysfs) still gets its GPUs' DRM nodes (docs/deviations.md).
+Result<DriverRoot> sysfs_root_for(const DriverRoot& root);
 
 // /dev/dri/by-path/pci-<bus>-card -> ../cardN and pci-<bus>-render -> ../renderDN, for the
 // nodes of one GPU (bus_id in any form sysfs_pci_bus_id accepts).

@@ -100,6 +100,39 @@ TEST_F(DrmNodesTest, NodeSymlinkOutOfTheRootIsResolvedInside) {
   EXPECT_TRUE(nodes->empty());
 }
 
+TEST_F(DrmNodesTest, SysfsOfOneRootNodesOfAnother) {
+  // A driver container's sysfs beside a dev root that has only the nodes.
+  nvct::testing::TempDir sysfs;
+  sysfs.write("sys/bus/pci/devices/0000:17:00.0/drm/card1/dev", "226:1\n");
+  sysfs.write("sys/bus/pci/devices/0000:17:00.0/drm/renderD129/dev", "226:129\n");
+  ASSERT_TRUE(make_char_node(dir_, "dev/dri/card1", 226, 1));
+  ASSERT_TRUE(make_char_node(sysfs, "dev/dri/renderD129", 226, 129));  // not under the dev root
+  auto nodes = find_drm_nodes(*DriverRoot::open(sysfs.path()), root(), "0000:17:00.0");
+  ASSERT_TRUE(nodes) << nodes.error().message();
+  ASSERT_EQ(nodes->size(), 1u);
+  EXPECT_EQ((*nodes)[0].path, "/dev/dri/card1");
+}
+
+TEST(SysfsRootFor, ARootWithItsOwnSysfsIsUsed) {
+  nvct::testing::TempDir dir;
+  dir.write("sys/bus/pci/devices/0000:17:00.0/vendor", "0x10de\n");
+  auto sysfs = sysfs_root_for(*DriverRoot::open(dir.path()));
+  ASSERT_TRUE(sysfs) << sysfs.error().message();
+  EXPECT_EQ(sysfs->path(), dir.path());
+}
+
+TEST(SysfsRootFor, ARootWithoutSysfsUsesTheHosts) {
+  // Only the driver's files, as an unpacked driver package: the kernel's view is the host's.
+  nvct::testing::TempDir dir;
+  dir.write("usr/lib/x86_64-linux-gnu/libcuda.so.1", "ELF");
+  auto sysfs = sysfs_root_for(*DriverRoot::open(dir.path()));
+  ASSERT_TRUE(sysfs) << sysfs.error().message();
+  EXPECT_EQ(sysfs->path(), "/");
+  auto host = sysfs_root_for(*DriverRoot::open("/"));
+  ASSERT_TRUE(host);
+  EXPECT_EQ(host->path(), "/");
+}
+
 TEST(DrmByPathLinks, OneCardAndOneRenderLinkPerGpu) {
   std::vector<DrmNode> nodes = {
       {DrmNodeKind::kCard, "card1", "/dev/dri/card1", 226, 1},
