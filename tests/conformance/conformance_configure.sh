@@ -3,11 +3,10 @@
 # driver roots, each case in a fresh rootfs and a fresh stand-in container (a process in its own
 # mount namespace with a procfs on the rootfs's /proc): the exit status and message, the mount
 # table inside (target, type, options, source), the links and files made in the rootfs, the
-# container's /proc/driver/nvidia and the entries of its ld.so.cache must be equal, except where
-# docs/deviations.md names the difference (the `allowed` table below points at its rows).
-# Capability sets, device selections (index, UUID, bus id, MIG, all), MIG config/monitor, IMEX,
-# --compat32, --no-devbind and requirement failures; --no-cgroups (the cgroup rules are compared
-# by the hook's conformance test on the same inputs).
+# container's /proc/driver/nvidia, the entries of its ld.so.cache and the rules of its device
+# cgroup must be equal, except where docs/deviations.md names the difference (the `allowed` table
+# below points at its rows). Capability sets, device selections (index, UUID, bus id, MIG, all),
+# MIG config/monitor, IMEX, --compat32, --no-devbind, --no-cgroups and requirement failures.
 source "$(dirname "$0")/../e2e/lib/common.sh"
 source "$(dirname "$0")/../e2e/lib/rootfs.sh"
 source "$(dirname "$0")/lib/peers.sh"
@@ -34,7 +33,7 @@ effects() {
   local bin="$1" root="$2" rootfs="$E2E_TMP/rootfs" rc=0
   shift 2
   peers_container "$template" "$rootfs"
-  "$bin" --root "$root" configure --pid "$PEERS_PID" --ldconfig=@/sbin/ldconfig --no-cgroups "$@" \
+  "$bin" --root "$root" configure --pid "$PEERS_PID" --ldconfig=@/sbin/ldconfig "$@" \
     "$rootfs" >"$E2E_TMP/out" 2>"$E2E_TMP/err" || rc=$?
   peers_report "$rootfs" "$rc" "$E2E_TMP/err"
 }
@@ -44,6 +43,7 @@ compare() { # <topology> <root> <args...>
   shift 2
   effects "$cli" "$root" "$@" >"$E2E_TMP/nvct.txt"
   effects "$peer" "$root" "$@" >"$E2E_TMP/peer.txt"
+  [ -n "${CONFORMANCE_KEEP:-}" ] && cp "$E2E_TMP/nvct.txt" "$CONFORMANCE_KEEP/$topo-$PEERS_CASES.txt"
   peers_compare "$topo [$*]" "$E2E_TMP/nvct.txt" "$E2E_TMP/peer.txt" "$(allowed "$topo" "$*")"
 }
 
@@ -75,6 +75,7 @@ for topo in one-gpu mig eight-gpus graphics; do
 --device=all --mig-config=all --mig-monitor=all --utility
 --device=0 --imex-channel=0 --utility
 --device=0 --no-devbind --utility
+--device=all --no-cgroups --compute --utility
 --device=0 --compute --require=cuda>=99.0
 --device=0 --compute --require=cuda>=12.0 --require=brand=tesla
 --device=7 --utility

@@ -2,7 +2,8 @@
 # The prestart hook: nvct's nvidia-container-runtime-hook and NVIDIA's (toolkit 1.13.1, calling
 # libnvidia-container 1.17's CLI) on the same mock driver roots and the same bundle, each case in
 # a fresh rootfs and stand-in container: exit status and message, the mounts, links and files in
-# the container, its /proc/driver/nvidia and ld.so.cache must be equal (peers_report), except
+# the container, its /proc/driver/nvidia and ld.so.cache and the rules of its device cgroup
+# (both hooks with no-cgroups = false) must be equal (peers_report), except
 # where docs/deviations.md names the difference. Device selections by NVIDIA_VISIBLE_DEVICES
 # (all, indices, UUID, MIG, none, void, unset, unknown), capabilities, requirements (met, not met,
 # NVIDIA_DISABLE_REQUIRE, a legacy CUDA image). Both hooks run with the bundle as the current
@@ -54,16 +55,18 @@ compare() { # <topology> <env...>
   effects "$hook" "$E2E_TMP/nvct.toml" "$@" >"$E2E_TMP/nvct.txt"
   PATH="$PEER_BIN:$PATH" effects "$PEER_BIN/nvidia-container-runtime-hook" "$E2E_TMP/peer.toml" "$@" \
     >"$E2E_TMP/peer.txt"
+  [ -n "${CONFORMANCE_KEEP:-}" ] && cp "$E2E_TMP/nvct.txt" "$CONFORMANCE_KEEP/hook-$topo-$PEERS_CASES.txt"
   peers_compare "$topo [$*]" "$E2E_TMP/nvct.txt" "$E2E_TMP/peer.txt" "$(allowed "$topo" "$*")"
 }
 
-for topo in one-gpu mig eight-gpus; do
+for topo in one-gpu mig eight-gpus graphics; do
   root="$E2E_TMP/root-$topo"
   peers_mock_root "$topo" "$root"
   mount --bind "$root/proc/devices" /proc/devices
   mount --bind "$root/proc/driver" /proc/driver
   cfg_hook_config "$root" "" "$E2E_TMP/nvct.toml"
   cfg_hook_config "$root" "$PEER_BIN/nvidia-container-cli" "$E2E_TMP/peer.toml"
+  sed -i 's/^no-cgroups = true$/no-cgroups = false/' "$E2E_TMP/nvct.toml" "$E2E_TMP/peer.toml"
   conf="$NVCT_SOURCE_DIR/tests/mock-driver/topologies/$topo.conf"
   uuid0="$(sed -n 's/^gpu = .*uuid=\([^;]*\);.*/\1/p' "$conf" | head -1)"
   while IFS= read -r line; do

@@ -16,14 +16,16 @@
 #                                   a fresh copy of the template rootfs and a stand-in container
 #                                   for it (PEERS_PID: a process in its own mount namespace with a
 #                                   procfs on the rootfs's /proc and a tmpfs /proc/driver holding
-#                                   an empty nvidia directory, as with the module loaded)
+#                                   an empty nvidia directory, as with the module loaded), in its
+#                                   own v1 device cgroup that denies everything (PEERS_CGROUP), as
+#                                   runc leaves a container before the prestart hooks
 #   peers_report <rootfs> <rc> <stderr file>
 #                                   what the tool did, normalised (temp paths replaced): exit
 #                                   status and message, the container's mount table under the
 #                                   rootfs (target, type, options), the links, files and
 #                                   directories made in the rootfs (with their modes), the
-#                                   container's /proc/driver/nvidia and its ld.so.cache entries;
-#                                   then kills the stand-in
+#                                   container's /proc/driver/nvidia, its ld.so.cache entries and
+#                                   its device cgroup's rules; then kills the stand-in
 # Source after tests/e2e/lib/common.sh.
 
 peers_require() {
@@ -47,14 +49,22 @@ peers_mock_root() {
     e2e_die "make-driver-root.sh $topology failed: $(tail -5 "$E2E_TMP/make-$topology.log")"
 }
 
-PEERS_PID=""
+PEERS_PID="" PEERS_CGROUP="" PEERS_STARTS=0
 peers_container() {
   local template="$1" rootfs="$2"
   rm -rf "$rootfs"
   cp -a "$template" "$rootfs"
   touch "$E2E_TMP/peers-stamp"
   sleep 0.01
-  unshare -m --propagation private sh -c "mount -t proc proc '$rootfs/proc' &&
+  [ -f /sys/fs/cgroup/devices/devices.deny ] ||
+    e2e_die "no cgroup v1 devices hierarchy at /sys/fs/cgroup/devices: the conformance tests compare the device cgroup rules there"
+  PEERS_STARTS=$((PEERS_STARTS + 1))
+  PEERS_CGROUP="/sys/fs/cgroup/devices/nvct-conformance-$$-$PEERS_STARTS"
+  mkdir "$PEERS_CGROUP"
+  e2e_on_exit "rmdir '$PEERS_CGROUP' 2>/dev/null || true"
+  echo a >"$PEERS_CGROUP/devices.deny"
+  unshare -m --propagation private sh -c "echo \$\$ >'$PEERS_CGROUP/cgroup.procs' &&
+    mount -t proc proc '$rootfs/proc' &&
     mount -t tmpfs tmpfs '$rootfs/proc/driver' && mkdir '$rootfs/proc/driver/nvidia' &&
     exec sleep 600" &
   PEERS_PID=$!
@@ -84,8 +94,11 @@ peers_report() {
   if [ -f "$rootfs/etc/ld.so.cache" ]; then
     /sbin/ldconfig -p -C "$rootfs/etc/ld.so.cache" | tail -n +2 | sort || true
   fi
+  echo "--- device cgroup rules"
+  sort "$PEERS_CGROUP/devices.list"
   kill -9 "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null || true
+  rmdir "$PEERS_CGROUP" 2>/dev/null || true
 }
 
 peers_enter() {
