@@ -23,6 +23,21 @@ void collect_keys(const toml::table& table, const std::string& prefix,
   }
 }
 
+// Every value and every empty table under `table`, dotted.
+void collect_all_keys(const toml::table& table, const std::string& prefix,
+                      std::vector<std::string>& out) {
+  for (const auto& [key, node] : table) {
+    std::string name =
+        prefix.empty() ? std::string(key.str()) : prefix + "." + std::string(key.str());
+    const toml::table* sub = node.as_table();
+    if (sub != nullptr && !sub->empty()) {
+      collect_all_keys(*sub, name, out);
+    } else {
+      out.push_back(std::move(name));
+    }
+  }
+}
+
 // The parent table of a dotted key, creating missing tables. Fails when a component is a value.
 Result<toml::table*> parent_table(toml::table& root, std::string_view key, std::string& leaf) {
   std::vector<std::string> parts = split_key(key);
@@ -105,10 +120,16 @@ void Document::erase(std::string_view key) {
   }
 }
 
-Result<Config> Document::to_config(const HostFacts& host) const {
+std::vector<std::string> Document::keys() const {
+  std::vector<std::string> out;
+  collect_all_keys(impl_->table, "", out);
+  return out;
+}
+
+Result<Config> Document::to_config(const HostFacts& host, std::string_view source) const {
   Config config = default_config(host);
   NVCT_TRY(decode(impl_->table, config));
-  NVCT_TRY(finalize(config, host));
+  NVCT_TRY(finalize(config, host, source));
   return config;
 }
 

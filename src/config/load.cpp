@@ -3,15 +3,15 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 
 #include "nvct/base/file.hpp"
 #include "nvct/base/log.hpp"
-#include "nvct/base/strings.hpp"
 #include "nvct/config/document.hpp"
 #include "nvct/config/ldconfig.hpp"
+#include "nvct/config/schema.hpp"
+#include "nvct/config/unknown_keys.hpp"
 
 namespace nvct::config {
 namespace {
@@ -21,12 +21,9 @@ std::string env_or_empty(const char* name) {
   return value == nullptr ? std::string() : std::string(value);
 }
 
-// The levels logrus accepts (the reference's runtime parses log-level with logrus).
-bool is_logrus_level(std::string_view level) {
-  static constexpr std::string_view kLevels[] = {"panic",   "fatal", "error", "warn",
-                                                 "warning", "info",  "debug", "trace"};
-  std::string lower = strings::to_lower(level);
-  return std::find(std::begin(kLevels), std::end(kLevels), lower) != std::end(kLevels);
+// "<file>: " before a warning about a setting, when the setting came from a file.
+std::string source_prefix(std::string_view source) {
+  return source.empty() ? std::string() : fmt::format("{}: ", source);
 }
 
 }  // namespace
@@ -39,23 +36,20 @@ std::string default_path() {
   return base + "/nvidia-container-runtime/config.toml";
 }
 
-Status finalize(Config& config, const HostFacts& host) {
+Status finalize(Config& config, const HostFacts& host, std::string_view source) {
   config.cli.ldconfig = normalize_ldconfig(config.cli.ldconfig, host);
   NVCT_TRY(validate_ldconfig(config.cli.ldconfig, config.features.allow_ldconfig_from_container));
 
-  const auto& mode = config.runtime.legacy.cuda_compat_mode;
-  if (mode &&
-      std::find_if(std::begin(kCudaCompatModes), std::end(kCudaCompatModes),
-                   [&](const char* m) { return *mode == m; }) == std::end(kCudaCompatModes)) {
-    return fail(EINVAL,
-                fmt::format("nvidia-container-runtime.modes.legacy.cuda-compat-mode: invalid value "
-                            "\"{}\" (expected one of ldconfig, mount, disabled, hook)",
-                            *mode));
+  if (const auto& mode = config.runtime.legacy.cuda_compat_mode) {
+    NVCT_TRY(
+        check_value(*find_key("nvidia-container-runtime.modes.legacy.cuda-compat-mode"), *mode));
   }
 
-  if (!is_logrus_level(config.runtime.log_level)) {
-    log::warn("Invalid nvidia-container-runtime.log-level '{}'; using 'info'",
-              config.runtime.log_level);
+  // The reference's runtime falls back to info on a level logrus cannot parse.
+  if (auto level =
+          check_value(*find_key("nvidia-container-runtime.log-level"), config.runtime.log_level);
+      !level) {
+    log::warn("{}{}; using \"info\"", source_prefix(source), level.error().message());
     config.runtime.log_level = "info";
   }
   return ok();
@@ -73,10 +67,17 @@ Result<Config> load_from_string(std::string_view toml) {
 Result<Config> load_file(const std::string& path, bool required, const HostFacts& host) {
   Result<std::string> text = read_file(path);
   if (!text) {
-    if (text.error().code() == ENOENT && !required) return default_config(host);
-    return tl::unexpected(std::move(text.error()).context(fmt::format("load config {}", path)));
+    if (text.error().code() == ENOENT && !required) {
+      log::debug("Config file {} does not exist; using the built-in defaults", path);
+      return default_config(host);
+    }
+    return tl::unexpected(std::move(text.error()));  // "open <path>: <reason>"
   }
-  return with_context(load_from_string(*text, host), fmt::format("load config {}", path));
+  log::debug("Using config file {}", path);
+  // Every error and warning from here on is about a setting of this file, so it names the file.
+  NVCT_ASSIGN_OR_RETURN(Document document, with_context(Document::parse(*text), path));
+  warn_unknown_keys(document, path);
+  return with_context(document.to_config(host, path), path);
 }
 
 Result<Config> load_file(const std::string& path, bool required) {

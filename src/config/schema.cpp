@@ -1,7 +1,13 @@
 // Every config.toml key of spec/config.md §3-§4, in the order of the reference's struct.
 #include "nvct/config/schema.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <array>
+
+#include "nvct/base/edit_distance.hpp"
+#include "nvct/base/strings.hpp"
 
 namespace nvct::config {
 namespace {
@@ -14,6 +20,20 @@ using K = ValueKind;
 constexpr bool kNullable = true;
 constexpr bool kOmitEmpty = true;
 
+// The values of the enum keys (spec/config.md §3; runtime.md §6 for the modes).
+constexpr std::string_view kModes[] = {"auto", "legacy", "cdi", "jit-cdi", "csv"};
+// The levels logrus parses, which is what the reference's runtime accepts.
+constexpr std::string_view kLogLevels[] = {"panic",   "fatal", "error", "warn",
+                                           "warning", "info",  "debug", "trace"};
+constexpr std::string_view kCompatModes[] = {"ldconfig", "mount", "disabled", "hook"};
+constexpr std::string_view kDriverCapabilities[] = {"compat32", "compute", "display", "graphics",
+                                                    "ngx",      "utility", "video",   "all"};
+
+constexpr AllowedValues kModeValues{kModes};
+constexpr AllowedValues kLogLevelValues{kLogLevels, /*ignore_case=*/true};
+constexpr AllowedValues kCompatModeValues{kCompatModes};
+constexpr AllowedValues kCapabilityValues{kDriverCapabilities, false, /*comma_list=*/true};
+
 const std::array kKeys = {
     KeySpec{"accept-nvidia-visible-devices-as-volume-mounts", K::kBool, false, false,
             NVCT_FIELD(accept_volume_mounts)},
@@ -21,7 +41,7 @@ const std::array kKeys = {
             NVCT_FIELD(accept_envvar_unprivileged)},
     KeySpec{"disable-require", K::kBool, false, false, NVCT_FIELD(disable_require)},
     KeySpec{"supported-driver-capabilities", K::kString, false, false,
-            NVCT_FIELD(supported_driver_capabilities)},
+            NVCT_FIELD(supported_driver_capabilities), kCapabilityValues},
     KeySpec{"swarm-resource", K::kString, false, false, NVCT_FIELD(swarm_resource)},
 
     KeySpec{"nvidia-container-cli.debug", K::kString, false, false, NVCT_FIELD(cli.debug)},
@@ -38,8 +58,9 @@ const std::array kKeys = {
 
     KeySpec{"nvidia-container-runtime.debug", K::kString, false, false, NVCT_FIELD(runtime.debug)},
     KeySpec{"nvidia-container-runtime.log-level", K::kString, false, false,
-            NVCT_FIELD(runtime.log_level)},
-    KeySpec{"nvidia-container-runtime.mode", K::kString, false, false, NVCT_FIELD(runtime.mode)},
+            NVCT_FIELD(runtime.log_level), kLogLevelValues},
+    KeySpec{"nvidia-container-runtime.mode", K::kString, false, false, NVCT_FIELD(runtime.mode),
+            kModeValues},
     KeySpec{"nvidia-container-runtime.runtimes", K::kStringList, false, false,
             NVCT_FIELD(runtime.runtimes)},
     KeySpec{"nvidia-container-runtime.modes.cdi.annotation-prefixes", K::kStringList, false, false,
@@ -57,7 +78,7 @@ const std::array kKeys = {
     KeySpec{"nvidia-container-runtime.modes.jit-cdi.nvcdi-feature-flags", K::kStringList, false,
             kOmitEmpty, NVCT_FIELD(runtime.jit_cdi.nvcdi_feature_flags)},
     KeySpec{"nvidia-container-runtime.modes.legacy.cuda-compat-mode", K::kString, false, false,
-            NVCT_FIELD(runtime.legacy.cuda_compat_mode)},
+            NVCT_FIELD(runtime.legacy.cuda_compat_mode), kCompatModeValues},
 
     KeySpec{"nvidia-container-runtime-hook.path", K::kString, false, false, NVCT_FIELD(hook.path)},
     KeySpec{"nvidia-container-runtime-hook.skip-mode-detection", K::kBool, false, false,
@@ -104,6 +125,44 @@ std::string_view kind_name(ValueKind kind) {
       return "an array of strings";
   }
   return "a value";
+}
+
+std::string allowed_values_text(const KeySpec& spec) {
+  std::vector<std::string> values(spec.allowed.values.begin(), spec.allowed.values.end());
+  return strings::join(values, ", ");
+}
+
+Status check_value(const KeySpec& spec, std::string_view value) {
+  const AllowedValues& allowed = spec.allowed;
+  if (allowed.values.empty()) return ok();
+  // "" is how a file leaves an optional key unset (cuda-compat-mode).
+  if (value.empty()) {
+    Config scratch;
+    if (std::holds_alternative<std::optional<std::string>*>(spec.field(scratch))) return ok();
+  }
+  auto valid = [&](std::string_view item) {
+    std::string wanted = allowed.ignore_case ? strings::to_lower(item) : std::string(item);
+    return std::find(allowed.values.begin(), allowed.values.end(), wanted) != allowed.values.end();
+  };
+  std::vector<std::string> items = allowed.comma_list
+                                       ? strings::split_trimmed(value, ',')
+                                       : std::vector<std::string>{std::string(value)};
+  for (const std::string& item : items) {
+    if (valid(item)) continue;
+    std::string message =
+        allowed.comma_list ? fmt::format(
+                                 "{}: invalid value \"{}\": unknown item \"{}\" (valid values: a "
+                                 "comma-separated list of {})",
+                                 spec.name, value, item, allowed_values_text(spec))
+                           : fmt::format("{}: invalid value \"{}\" (valid values: {})", spec.name,
+                                         value, allowed_values_text(spec));
+    std::string probe = allowed.ignore_case ? strings::to_lower(item) : item;
+    if (auto near = nearest_words(probe, allowed.values); !near.empty()) {
+      message += fmt::format("; did you mean {}?", quoted_alternatives(near));
+    }
+    return fail(EINVAL, std::move(message));
+  }
+  return ok();
 }
 
 }  // namespace nvct::config

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 
+#include "nvct/base/edit_distance.hpp"
 #include "nvct/base/strings.hpp"
 #include "nvct/config/schema.hpp"
+#include "nvct/config/unknown_keys.hpp"
 
 namespace nvct::config {
 namespace {
@@ -47,7 +49,15 @@ Result<SetOption> parse_set_option(std::string_view text, std::string_view list_
   std::size_t eq = text.find('=');
   std::string key(text.substr(0, eq));
   const KeySpec* spec = find_key(key);
-  if (spec == nullptr) return fail(EINVAL, fmt::format("unknown config key \"{}\"", key));
+  if (spec == nullptr) {
+    std::string message = fmt::format("unknown config key \"{}\"", key);
+    if (auto near = suggest_keys(key); !near.empty()) {
+      message += fmt::format("; did you mean {}?", quoted_alternatives(near));
+    } else {
+      message += " (`nvidia-ctk config default` lists the valid keys)";
+    }
+    return fail(EINVAL, std::move(message));
+  }
 
   if (eq == std::string_view::npos) {
     if (spec->kind == ValueKind::kBool) return SetOption{key, true};
@@ -60,12 +70,15 @@ Result<SetOption> parse_set_option(std::string_view text, std::string_view list_
     case ValueKind::kBool: {
       bool b = false;
       if (!parse_go_bool(value, b)) {
-        return fail(EINVAL,
-                    fmt::format("{}: invalid value \"{}\": expected a boolean", key, value));
+        return fail(EINVAL, fmt::format("{}: invalid value \"{}\": expected a boolean (valid "
+                                        "values: true, false, 1, 0, t, f)",
+                                        key, value));
       }
       return SetOption{key, b};
     }
     case ValueKind::kString:
+      // An enum key gets a value the runtime and the hook accept, or nothing is written.
+      NVCT_TRY(check_value(*spec, value));
       return SetOption{key, std::string(value)};
     case ValueKind::kStringList:
       return SetOption{key, split_list(value, list_separator)};

@@ -74,10 +74,12 @@ void LogFileSink::defer() {
   deferring_ = true;
 }
 
-void LogFileSink::flush_deferred() {
+void LogFileSink::flush_deferred(log::Level min_level) {
   std::lock_guard lock(mutex_);
   deferring_ = false;
-  for (const auto& d : deferred_) write_locked(d.level, d.message, d.when);
+  for (const auto& d : deferred_) {
+    if (d.level >= min_level) write_locked(d.level, d.message, d.when);
+  }
   deferred_.clear();
 }
 

@@ -236,7 +236,9 @@ write_shim_config "$CFG" "[\"$FAKE\"]" "$HOOK"
 printf '[nvidia-container-runtime]\ndebug = "%s"\nlog-level = "chatty"\nruntimes = ["%s"]\n' \
   "$E2E_TMP/level.log" "$FAKE" >"$CFG"
 check "invalid log-level: the command still runs" "$SHIM" state x
-check "invalid log-level: a warning, and info is used" grep -q "level=warning msg=\"Invalid nvidia-container-runtime.log-level 'chatty'; using 'info'\"" "$E2E_TMP/level.log"
+check "invalid log-level: a warning naming the file and the valid levels, and info is used" grep -qF \
+  "level=warning msg=\"$CFG: nvidia-container-runtime.log-level: invalid value \\\"chatty\\\" (valid values: panic, fatal, error, warn, warning, info, debug, trace); using \\\"info\\\"\"" \
+  "$E2E_TMP/level.log"
 check "invalid log-level: no debug lines at info level" bash -c "! grep -q level=debug '$E2E_TMP/level.log'"
 printf '[nvidia-container-runtime]\ndebug = "%s"\nlog-level = "error"\nruntimes = ["%s"]\n' \
   "$E2E_TMP/level2.log" "$FAKE" >"$CFG"

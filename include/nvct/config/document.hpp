@@ -31,8 +31,12 @@ class Document {
   Status set_string_list(std::string_view key, const std::vector<std::string>& value);
   void erase(std::string_view key);
 
-  // The document merged onto the defaults, validated (load.hpp's rules).
-  Result<Config> to_config(const HostFacts& host) const;
+  // Every dotted key the document holds, sorted: each value, and each table that holds nothing.
+  std::vector<std::string> keys() const;
+
+  // The document merged onto the defaults, validated (load.hpp's rules). `source` (the file)
+  // prefixes the warnings of finalize().
+  Result<Config> to_config(const HostFacts& host, std::string_view source = {}) const;
 
   // TOML text. A key of §2's commented-defaults list is written "#key = <commented default>"
   // unless it was set explicitly with a value other than the commented default or "".

@@ -42,8 +42,10 @@ class LogFileSink : public log::Sink {
   // While deferring, messages are kept in memory (with their time) instead of written: the
   // config's own warnings are logged before the config has named the debug file.
   void defer();
-  // Writes the kept messages to every target added by now, then writes directly again.
-  void flush_deferred();
+  // Writes the kept messages at min_level or above to every target added by now, then writes
+  // directly again. The shim defers at trace level and flushes at the level the config sets, so
+  // the config loader's debug line (which file it read) obeys the config's own log-level.
+  void flush_deferred(log::Level min_level = log::Level::kTrace);
 
  private:
   struct Target {

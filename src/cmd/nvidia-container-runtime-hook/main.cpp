@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "hook_logging.hpp"
 #include "hook_mode.hpp"
 #include "nvct/base/file.hpp"
+#include "nvct/base/log_buffer.hpp"
 #include "nvct/base/strings.hpp"
 #include "nvct/mount/configure.hpp"
 #include "nvct/oci/state.hpp"
@@ -55,7 +57,12 @@ int run(int argc, char** argv) {
   }
   if (*args.command != hook::Command::kPrestart) return 0;  // poststart, poststop: no-ops
 
-  // 3. Config, then logging (-debug: stderr; else the configured debug file).
+  // 3. Config, then logging (-debug: stderr; else the configured debug file). The log's place
+  //    comes from the config, so what the loader says (which file, unknown keys) is kept until
+  //    the log exists.
+  auto early = std::make_shared<log::BufferSink>();
+  log::set_sink(early);
+  log::set_level(log::Level::kTrace);
   auto cfg = hook::load_hook_config(args.config_path);
   if (!cfg) {
     hook::print_stderr_line(
@@ -66,6 +73,7 @@ int run(int argc, char** argv) {
     hook::print_stderr_line(
         fmt::format("nvidia-container-runtime-hook: warning: {}", logging.error().message()));
   }
+  early->replay();
 
   // 4. State, request, mode, configure.
   auto state = read_fd(STDIN_FILENO, oci::kMaxStateSize);

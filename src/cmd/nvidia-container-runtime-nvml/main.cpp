@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "nvct/base/file.hpp"
+#include "nvct/base/version_info.hpp"
 #include "nvct/driver/cuda_library.hpp"
 #include "nvct/driver/nvml_helper.hpp"
 #include "nvct/driver/nvml_process.hpp"
@@ -31,8 +32,16 @@ int usage_error(const std::string& message) {
 }
 
 int run(int argc, char** argv) {
-  // 1. The request, from argv alone.
+  // 1. The request, from argv alone. --version alone: its name and the nvct version, so a user
+  //    (or `nvidia-ctk doctor`) can check that the helper matches the shim it serves.
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.size() == 1 && (args[0] == "--version" || args[0] == "-version")) {
+    return write_all(STDOUT_FILENO, fmt::format("nvidia-container-runtime-nvml version {}\ncommit: "
+                                                "{}\n",
+                                                kVersion, kGitCommit))
+               ? driver::kNvmlHelperOk
+               : driver::kNvmlHelperWriteFailed;
+  }
   auto request = driver::parse_helper_request(args);
   if (!request) return usage_error(request.error().message());
 

@@ -71,11 +71,13 @@ Logging install_log_sink(const oci::RuntimeArgs& args) {
 void configure_logging(Logging& logging, const config::Config& cfg, const oci::RuntimeArgs& args) {
   auto debug_fd = runtime::open_log_file(cfg.runtime.debug);
   if (debug_fd) logging.sink->add(std::move(*debug_fd), runtime::LogFormat::kText);
-  // config::load() has already replaced an invalid level by "info" (with a warning).
+  // config::load_file() has already replaced an invalid level by "info" (with a warning).
   log::Level level = log::Level::kInfo;
   if (!log::parse_level(cfg.runtime.log_level, level)) level = log::Level::kInfo;
-  log::set_level(args.debug ? log::Level::kDebug : level);
-  logging.sink->flush_deferred();
+  if (args.debug) level = log::Level::kDebug;
+  log::set_level(level);
+  // What was kept while loading the config now meets the level the config asked for.
+  logging.sink->flush_deferred(level);
   if (!debug_fd) log::warn("{}; continuing without it", debug_fd.error().message());
   if (!logging.runc_log_error.empty()) {
     log::warn("{}; continuing without it", logging.runc_log_error);
@@ -90,9 +92,23 @@ int fail_before_exec(const Error& error) {
   return 1;
 }
 
-Result<std::string> find_low_level_runtime(const config::Config& cfg) {
+// "<key> in <file>" (or "<key> (default; no <file>)"): where a setting's value came from, for
+// the errors it causes.
+std::string setting_source(std::string_view key, const std::string& config_path) {
+  if (::access(config_path.c_str(), F_OK) == 0) return fmt::format("{} in {}", key, config_path);
+  return fmt::format("{} (default; no {})", key, config_path);
+}
+
+Result<std::string> find_low_level_runtime(const config::Config& cfg,
+                                           const std::string& config_path) {
   runtime::SystemExecutableProbe probe;
-  return runtime::find_runtime(cfg.runtime.runtimes, path_env(), probe);
+  auto path = runtime::find_runtime(cfg.runtime.runtimes, path_env(), probe);
+  if (!path) {
+    path.error().context(
+        fmt::format("find the low-level runtime ({})",
+                    setting_source("nvidia-container-runtime.runtimes", config_path)));
+  }
+  return path;
 }
 
 int exec_low_level_runtime(const std::string& runtime_path, int argc, char** argv) {
@@ -106,13 +122,20 @@ int exec_low_level_runtime(const std::string& runtime_path, int argc, char** arg
 // (jit-cdi mode) runs in the dynamically linked nvidia-container-runtime-nvml helper, looked up
 // next to this binary, then in libexecdir/nvct; without it, /proc/driver/nvidia with a warning.
 // csv mode's requirement check asks libcuda through the same helper.
-Status modify_spec(const config::Config& cfg, const oci::RuntimeArgs& args, const char* argv0) {
+Status modify_spec(const config::Config& cfg, const std::string& config_path,
+                   const oci::RuntimeArgs& args, const char* argv0) {
   // One readlink of /proc/self/exe per create serves both lookups below.
   const std::string self_dir = self_exe_dir();
   auto helper_dirs = driver::nvml_helper_search_dirs(kInstallHelperDir, self_dir);
   driver::set_nvml_process_runner(driver::nvml_helper_runner(helper_dirs));
   auto mode_name = runtime::effective_mode_name(cfg.runtime.mode, argv0);
-  NVCT_ASSIGN_OR_RETURN(auto mode, runtime::resolve_mode(mode_name));
+  auto resolved = runtime::resolve_mode(mode_name);
+  if (!resolved) {
+    return tl::unexpected(
+        std::move(resolved.error())
+            .context(setting_source("nvidia-container-runtime.mode", config_path)));
+  }
+  const runtime::Mode mode = *resolved;
   if (mode_name != runtime::mode_name(mode)) {
     log::debug("mode \"{}\" resolved to \"{}\"", mode_name, runtime::mode_name(mode));
   }
@@ -121,13 +144,8 @@ Status modify_spec(const config::Config& cfg, const oci::RuntimeArgs& args, cons
   options.mode = mode;
   options.cuda_facts = runtime::helper_cuda_facts_query(std::move(helper_dirs));
   // The hook reads the file the shim read; a missing file means defaults for both.
-  std::string setting(runtime::kHookPathSetting);
-  if (std::string path = config::default_path(); ::access(path.c_str(), F_OK) == 0) {
-    options.config_path = path;
-    setting += " in " + path;
-  } else {
-    setting += " (default; no " + path + ")";
-  }
+  std::string setting = setting_source(runtime::kHookPathSetting, config_path);
+  if (::access(config_path.c_str(), F_OK) == 0) options.config_path = config_path;
   options.hook_path = runtime::resolve_hook_path(
       cfg.hook.path, program_search_dirs(self_dir, path_env(), kInstallBindir), probe, setting);
   log::debug("{} in bundle \"{}\": mode {}, hook {}", args.subcommand, args.bundle,
@@ -143,22 +161,30 @@ int run(int argc, char** argv) {
   auto parsed = oci::parse_runtime_args(args);
   if (!parsed) return fail_before_exec(parsed.error());
 
+  // The config file: $NVIDIA_CTK_CONFIG_FILE_PATH, else ${XDG_CONFIG_HOME:-/etc}/... (config.md
+  // §1). The hook is told the same path, so both read one file.
+  const std::string config_path = config::default_path();
+
   // 2. --version: our banner, then runc's own (no log files are opened).
   if (parsed->version) {
     print_version();
-    auto cfg = config::load();
-    if (!cfg) return fail_before_exec(cfg.error());
-    auto runtime_path = find_low_level_runtime(*cfg);
+    auto cfg = config::load_file(config_path);
+    if (!cfg) return fail_before_exec(with_context(cfg, "load config").error());
+    auto runtime_path = find_low_level_runtime(*cfg, config_path);
     if (!runtime_path) return fail_before_exec(runtime_path.error());
     return exec_low_level_runtime(*runtime_path, argc, argv);
   }
 
-  // 3. Logging, then the config.
+  // 3. Logging, then the config. Until the config names its debug file and level, messages are
+  //    kept at every level (the loader's debug line says which file it read) and filtered later.
   auto logging = install_log_sink(*parsed);
   logging.sink->defer();
-  auto cfg = config::load();
+  const log::Level flag_level = log::level();
+  log::set_level(log::Level::kTrace);
+  auto cfg = config::load_file(config_path);
   if (!cfg) {
-    logging.sink->flush_deferred();
+    log::set_level(flag_level);
+    logging.sink->flush_deferred(flag_level);
     return fail_before_exec(with_context(cfg, "load config").error());
   }
   configure_logging(logging, *cfg, *parsed);
@@ -166,12 +192,12 @@ int run(int argc, char** argv) {
 
   // 4. The low-level runtime, found before config.json is touched: a missing runtime must not
   //    leave a modified spec behind.
-  auto runtime_path = find_low_level_runtime(*cfg);
+  auto runtime_path = find_low_level_runtime(*cfg, config_path);
   if (!runtime_path) return fail_before_exec(runtime_path.error());
 
   // 5. create/run: add what the GPU request needs to config.json.
   if (parsed->modifies_spec) {
-    auto status = modify_spec(*cfg, *parsed, argv[0]);
+    auto status = modify_spec(*cfg, config_path, *parsed, argv[0]);
     if (!status) return fail_before_exec(status.error());
   }
 

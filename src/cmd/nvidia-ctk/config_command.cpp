@@ -9,6 +9,7 @@
 #include "nvct/base/log.hpp"
 #include "nvct/config/document.hpp"
 #include "nvct/config/load.hpp"
+#include "nvct/config/unknown_keys.hpp"
 #include "nvct/ctk/host_file.hpp"
 #include "output.hpp"
 
@@ -39,10 +40,20 @@ Result<std::optional<std::string>> read_if_exists(const std::string& path) {
 
 Result<std::string> edit_config_text(const std::optional<std::string>& current,
                                      const std::vector<config::SetOption>& sets,
-                                     const config::HostFacts& host) {
+                                     const config::HostFacts& host, std::string_view source) {
+  if (!source.empty()) {
+    // The same debug line as config::load_file(), so every binary says which file it used.
+    if (current) {
+      log::debug("Using config file {}", source);
+    } else {
+      log::debug("Config file {} does not exist; using the built-in defaults", source);
+    }
+  }
   std::optional<config::Document> document;
   if (current) {
     NVCT_ASSIGN_OR_RETURN(config::Document parsed, config::Document::parse(*current));
+    // Kept as they are, as the reference does, but a typo should not go unnoticed.
+    if (!source.empty()) config::warn_unknown_keys(parsed, source);
     document.emplace(std::move(parsed));
   } else {
     document.emplace(config::Document::from_config(config::default_config(host)));
@@ -50,7 +61,7 @@ Result<std::string> edit_config_text(const std::optional<std::string>& current,
   for (const config::SetOption& set : sets) {
     NVCT_TRY(with_context(config::apply(*document, set), fmt::format("set {}", set.key)));
   }
-  NVCT_TRY(with_context(document->to_config(host), "invalid resulting config"));
+  NVCT_TRY(with_context(document->to_config(host, source), "invalid resulting config"));
   return document->render(host);
 }
 
@@ -64,14 +75,14 @@ Status run_config(const ConfigOptions& options, const config::HostFacts& host) {
   if (options.in_place) {
     NVCT_TRY(ctk::edit_host_file(
         path, [&](const std::optional<std::string>& current) -> Result<std::string> {
-          return with_context(edit_config_text(current, sets, host),
+          return with_context(edit_config_text(current, sets, host, path),
                               fmt::format("config {}", path));
         }));
     log::info("Wrote updated config to {}", path);
     return ok();
   }
   NVCT_ASSIGN_OR_RETURN(std::optional<std::string> current, read_if_exists(path));
-  NVCT_ASSIGN_OR_RETURN(std::string text, with_context(edit_config_text(current, sets, host),
+  NVCT_ASSIGN_OR_RETURN(std::string text, with_context(edit_config_text(current, sets, host, path),
                                                        fmt::format("config {}", path)));
   return write_output(options.output, text);
 }
@@ -112,6 +123,8 @@ void add_config_command(CLI::App& parent, GlobalOptions& globals) {
   });
   cmd->callback([&globals, options, cmd, def] {
     if (cmd->got_subcommand(def)) return;
+    // -c wins; else nvidia-ctk's global --config / $NVIDIA_CTK_CONFIG, else the search path.
+    if (options->config_file.empty()) options->config_file = globals.effective_config_path();
     globals.report(run_config(*options, config::real_host_facts()));
   });
 }

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "global_options.hpp"
@@ -14,7 +15,8 @@
 namespace nvct::cmd::nvidia_ctk {
 
 struct ConfigOptions {
-  std::string config_file;  // "" = config::default_path()
+  // "" = config::default_path(); the command line fills in nvidia-ctk's --config when -c is absent.
+  std::string config_file;
   std::vector<std::string> sets;
   std::string list_separator = std::string(config::kDefaultListSeparator);
   bool in_place = false;
@@ -27,10 +29,11 @@ struct ConfigDefaultOptions {
 
 // The new text of a config file: `current` (nullopt: the file does not exist, start from the
 // defaults) with the --set options applied. The result must load, so a --set cannot leave behind
-// a file that the runtime and the hook would refuse.
+// a file that the runtime and the hook would refuse. `source` (the file's path) names the file in
+// the warnings about unknown keys and a fixed-up log-level; "" logs none about unknown keys.
 Result<std::string> edit_config_text(const std::optional<std::string>& current,
                                      const std::vector<config::SetOption>& sets,
-                                     const config::HostFacts& host);
+                                     const config::HostFacts& host, std::string_view source = {});
 
 Status run_config(const ConfigOptions& options, const config::HostFacts& host);
 Status run_config_default(const ConfigDefaultOptions& options, const config::HostFacts& host);

@@ -91,5 +91,14 @@ TEST(Document, FromConfigOmitsEmptyOptionalKeys) {
       << out;
 }
 
+TEST(Document, KeysListsValuesAndEmptyTablesSorted) {
+  auto doc = Document::parse(
+      "z = 1\n[nvidia-container-runtime]\nmode = \"cdi\"\n[nvidia-container-runtime.modes]\n"
+      "[a.b]\nc = [1]\n");
+  ASSERT_TRUE(doc);
+  EXPECT_EQ(doc->keys(), (std::vector<std::string>{"a.b.c", "nvidia-container-runtime.mode",
+                                                   "nvidia-container-runtime.modes", "z"}));
+}
+
 }  // namespace
 }  // namespace nvct::config

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "fake_host.hpp"
 #include "nvct/base/strings.hpp"
@@ -341,7 +342,101 @@ TEST(LoadFile, ErrorsNameTheFile) {
   std::string path = dir.write("config.toml", "disable-require = 1\n");
   auto c = load_file(path, false, FakeHost());
   ASSERT_FALSE(c);
-  EXPECT_EQ(error_of(c), "load config " + path + ": disable-require: expected a boolean");
+  EXPECT_EQ(error_of(c), path + ": disable-require: expected a boolean");
+}
+
+TEST(LoadFile, InvalidValueErrorNamesTheFileKeyAndValidValues) {
+  TempDir dir;
+  std::string path = dir.write(
+      "config.toml", "[nvidia-container-runtime.modes.legacy]\ncuda-compat-mode = \"mout\"\n");
+  auto c = load_file(path, false, FakeHost());
+  ASSERT_FALSE(c);
+  EXPECT_EQ(error_of(c), path +
+                             ": nvidia-container-runtime.modes.legacy.cuda-compat-mode: invalid "
+                             "value \"mout\" (valid values: ldconfig, mount, disabled, hook); did "
+                             "you mean \"mount\"?");
+}
+
+TEST(LoadFile, ParseErrorNamesTheFile) {
+  TempDir dir;
+  std::string path = dir.write("config.toml", "[broken\n");
+  auto c = load_file(path, false, FakeHost());
+  ASSERT_FALSE(c);
+  EXPECT_EQ(error_of(c).rfind(path + ": parse TOML: line 1", 0), 0u) << error_of(c);
+}
+
+TEST(LoadFile, UnreadableFileErrorNamesTheFile) {
+  TempDir dir;
+  // A directory cannot be read as a file, whoever runs the test (root reads 0000 files).
+  std::string path = dir / "config.toml";
+  ASSERT_EQ(::mkdir(path.c_str(), 0755), 0);
+  auto c = load_file(path, false, FakeHost());
+  ASSERT_FALSE(c);
+  EXPECT_NE(error_of(c).find(path), std::string::npos) << error_of(c);
+}
+
+TEST(LoadFile, UnknownKeyIsAWarningNamingTheFileTheKeyAndTheNearestKey) {
+  TempDir dir;
+  std::string path = dir.write("config.toml", "[nvidia-container-runtime]\nmdoe = \"legacy\"\n");
+  auto sink = std::make_shared<MemorySink>();
+  log::set_sink(sink);
+  auto c = load_file(path, true, FakeHost());
+  log::set_sink(nullptr);
+  ASSERT_TRUE(c) << error_of(c);
+  EXPECT_EQ(c->runtime.mode, "auto") << "an unknown key is still ignored";
+  std::vector<std::string> warnings;
+  for (const auto& [level, line] : sink->lines) {
+    if (level == log::Level::kWarn) warnings.push_back(line);
+  }
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0], path +
+                             ": unknown key \"nvidia-container-runtime.mdoe\" is ignored; did you "
+                             "mean \"nvidia-container-runtime.mode\"?");
+}
+
+TEST(LoadFile, KnownKeysGiveNoWarning) {
+  TempDir dir;
+  std::string path = dir.write("config.toml", render_default(FakeHost()));
+  auto sink = std::make_shared<MemorySink>();
+  log::set_sink(sink);
+  auto c = load_file(path, true, FakeHost());
+  log::set_sink(nullptr);
+  ASSERT_TRUE(c) << error_of(c);
+  for (const auto& [level, line] : sink->lines) EXPECT_NE(level, log::Level::kWarn) << line;
+}
+
+TEST(LoadFile, InvalidLogLevelWarningNamesTheFile) {
+  TempDir dir;
+  std::string path =
+      dir.write("config.toml", "[nvidia-container-runtime]\nlog-level = \"chatty\"\n");
+  auto sink = std::make_shared<MemorySink>();
+  log::set_sink(sink);
+  auto c = load_file(path, true, FakeHost());
+  log::set_sink(nullptr);
+  ASSERT_TRUE(c) << error_of(c);
+  EXPECT_TRUE(sink->contains(path + ": nvidia-container-runtime.log-level: invalid value "
+                                    "\"chatty\""))
+      << (sink->lines.empty() ? "" : sink->lines[0].second);
+  EXPECT_TRUE(sink->contains("using \"info\""));
+}
+
+TEST(LoadFile, SaysAtDebugLevelWhichFileItUsed) {
+  TempDir dir;
+  std::string path = dir.write("config.toml", "");
+  auto sink = std::make_shared<MemorySink>();
+  log::set_sink(sink);
+  log::set_level(log::Level::kDebug);
+  auto used = load_file(path, false, FakeHost());
+  auto absent = load_file(dir / "absent.toml", false, FakeHost());
+  log::set_level(log::Level::kInfo);
+  log::set_sink(nullptr);
+  ASSERT_TRUE(used && absent);
+  ASSERT_EQ(sink->lines.size(), 2u);
+  EXPECT_EQ(sink->lines[0].first, log::Level::kDebug);
+  EXPECT_EQ(sink->lines[0].second, "Using config file " + path);
+  EXPECT_EQ(sink->lines[1].first, log::Level::kDebug);
+  EXPECT_EQ(sink->lines[1].second, "Config file " + (dir / "absent.toml") +
+                                       " does not exist; using the built-in defaults");
 }
 
 TEST(LoadFile, ReadsTheFile) {

@@ -26,7 +26,45 @@ using List = std::vector<std::string>;
 
 // spec/config.md §6, one test per row.
 TEST(SetOption, UnknownKeyIsAnErrorNamingIt) {
-  EXPECT_EQ(error_of("no-such.key=1"), "unknown config key \"no-such.key\"");
+  EXPECT_EQ(
+      error_of("no-such.key=1"),
+      "unknown config key \"no-such.key\" (`nvidia-ctk config default` lists the valid keys)");
+}
+
+TEST(SetOption, UnknownKeyErrorSuggestsTheNearestKey) {
+  EXPECT_EQ(error_of("nvidia-container-runtime.mdoe=legacy"),
+            "unknown config key \"nvidia-container-runtime.mdoe\"; did you mean "
+            "\"nvidia-container-runtime.mode\"?");
+  EXPECT_EQ(error_of("root=/run/nvidia/driver"),
+            "unknown config key \"root\"; did you mean \"nvidia-container-cli.root\"?");
+}
+
+TEST(SetOption, EnumKeyRejectsAValueOutsideItsSet) {
+  EXPECT_EQ(error_of("nvidia-container-runtime.mode=legcy"),
+            "nvidia-container-runtime.mode: invalid value \"legcy\" (valid values: auto, legacy, "
+            "cdi, jit-cdi, csv); did you mean \"legacy\"?");
+  EXPECT_NE(error_of("nvidia-container-runtime.log-level=loud").find("valid values: panic"),
+            std::string::npos);
+  EXPECT_NE(error_of("nvidia-container-runtime.modes.legacy.cuda-compat-mode=on")
+                .find("valid values: ldconfig, mount, disabled, hook"),
+            std::string::npos);
+  EXPECT_NE(error_of("supported-driver-capabilities=compute,gpu").find("unknown item \"gpu\""),
+            std::string::npos);
+}
+
+TEST(SetOption, EnumKeyAcceptsItsValues) {
+  EXPECT_EQ(parsed("nvidia-container-runtime.mode=jit-cdi"), Value(std::string("jit-cdi")));
+  EXPECT_EQ(parsed("nvidia-container-runtime.log-level=Debug"), Value(std::string("Debug")));
+  EXPECT_EQ(parsed("nvidia-container-runtime.modes.legacy.cuda-compat-mode="),
+            Value(std::string()));
+  EXPECT_EQ(parsed("supported-driver-capabilities=compute,utility"),
+            Value(std::string("compute,utility")));
+}
+
+TEST(SetOption, BoolErrorListsTheValidSpellings) {
+  EXPECT_EQ(error_of("disable-require=yes"),
+            "disable-require: invalid value \"yes\": expected a boolean (valid values: true, "
+            "false, 1, 0, t, f)");
 }
 
 TEST(SetOption, BoolKeyAloneIsTrue) { EXPECT_EQ(parsed("disable-require"), Value(true)); }

@@ -126,5 +126,29 @@ TEST(LogFileSink, DeferredMessagesReachTargetsAddedBeforeTheFlush) {
   EXPECT_NE(lines[1].find("msg=\"after\""), std::string::npos);
 }
 
+TEST(LogFileSink, FlushKeepsOnlyDeferredMessagesAtTheFinalLevel) {
+  TempDir dir;
+  LogFileSink sink;
+  sink.defer();
+  sink.write(log::Level::kDebug, "Using config file /etc/x.toml");
+  sink.write(log::Level::kWarn, "unknown key");
+  sink.add(std::move(*open_log_file(dir / "debug.log")), LogFormat::kText);
+  sink.flush_deferred(log::Level::kInfo);
+  auto lines = strings::split(dir.read("debug.log"), '\n');
+  ASSERT_EQ(lines.size(), 2u) << dir.read("debug.log");
+  EXPECT_NE(lines[0].find("level=warning msg=\"unknown key\""), std::string::npos);
+}
+
+TEST(LogFileSink, FlushAtDebugKeepsTheDebugLines) {
+  TempDir dir;
+  LogFileSink sink;
+  sink.defer();
+  sink.write(log::Level::kDebug, "Using config file /etc/x.toml");
+  sink.add(std::move(*open_log_file(dir / "debug.log")), LogFormat::kText);
+  sink.flush_deferred(log::Level::kDebug);
+  EXPECT_NE(dir.read("debug.log").find("level=debug msg=\"Using config file /etc/x.toml\""),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace nvct::runtime

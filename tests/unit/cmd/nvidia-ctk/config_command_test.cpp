@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "nvct/base/file.hpp"
+#include "nvct/base/log.hpp"
 #include "nvct/config/document.hpp"
 #include "nvct/testing/temp_dir.hpp"
 
@@ -147,8 +148,81 @@ TEST(RunConfig, BadKeyIsNamedAndFileUntouched) {
   Status s = run_config(options, PlainHost());
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().message(),
-            "invalid --set option no-such.key=1: unknown config key \"no-such.key\"");
+            "invalid --set option no-such.key=1: unknown config key \"no-such.key\" "
+            "(`nvidia-ctk config default` lists the valid keys)");
   EXPECT_EQ(dir.read("config.toml"), "disable-require = false\n");
+}
+
+TEST(RunConfig, InvalidEnumValueIsNamedWithTheValidValuesAndNothingIsWritten) {
+  TempDir dir;
+  std::string path = dir.write("config.toml", "disable-require = false\n");
+  ConfigOptions options;
+  options.config_file = path;
+  options.in_place = true;
+  options.sets = {"disable-require", "nvidia-container-runtime.mode=legcy"};
+  Status s = run_config(options, PlainHost());
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message(),
+            "invalid --set option nvidia-container-runtime.mode=legcy: "
+            "nvidia-container-runtime.mode: invalid value \"legcy\" (valid values: auto, legacy, "
+            "cdi, jit-cdi, csv); did you mean \"legacy\"?");
+  EXPECT_EQ(dir.read("config.toml"), "disable-require = false\n");
+  EXPECT_NE(::access((dir / ".config.toml.lock").c_str(), F_OK), 0);
+
+  options.in_place = false;
+  options.output = dir / "out.toml";
+  options.sets = {"nvidia-container-runtime.log-level=loud"};
+  ASSERT_FALSE(run_config(options, PlainHost()));
+  EXPECT_NE(::access(options.output.c_str(), F_OK), 0) << "no output file for a refused --set";
+}
+
+TEST(RunConfig, UnknownKeysOfTheEditedFileAreWarnedAboutAndKept) {
+  TempDir dir;
+  std::string path = dir.write("config.toml", "[nvidia-container-cli]\nrot = \"/a\"\n");
+  ConfigOptions options;
+  options.config_file = path;
+  options.in_place = true;
+  options.sets = {"disable-require"};
+  auto sink = std::make_shared<nvct::testing::MemorySink>();
+  log::set_sink(sink);
+  Status s = run_config(options, PlainHost());
+  log::set_sink(nullptr);
+  ASSERT_TRUE(s) << s.error().message();
+  EXPECT_TRUE(sink->contains(path + ": unknown key \"nvidia-container-cli.rot\" is ignored; did "
+                                    "you mean \"nvidia-container-cli.root\"?"));
+  EXPECT_NE(dir.read("config.toml").find("rot = \"/a\""), std::string::npos);
+}
+
+TEST(EditConfigText, SaysAtDebugLevelWhichFileItEdits) {
+  auto sink = std::make_shared<nvct::testing::MemorySink>();
+  log::set_sink(sink);
+  log::set_level(log::Level::kDebug);
+  ASSERT_TRUE(edit_config_text(std::string(), {}, PlainHost(), "/etc/x/config.toml"));
+  ASSERT_TRUE(edit_config_text(std::nullopt, {}, PlainHost(), "/etc/y/config.toml"));
+  log::set_level(log::Level::kInfo);
+  log::set_sink(nullptr);
+  EXPECT_TRUE(sink->contains("Using config file /etc/x/config.toml"));
+  EXPECT_TRUE(
+      sink->contains("Config file /etc/y/config.toml does not exist; using the built-in defaults"));
+}
+
+TEST(ConfigCommand, GlobalConfigFlagPicksTheFileWhenNoDashC) {
+  TempDir dir;
+  std::string path = dir.write("config.toml", "disable-require = false\n");
+  EXPECT_EQ(run_cli("--config " + path + " config --set disable-require --in-place"), 0);
+  EXPECT_NE(dir.read("config.toml").find("disable-require = true"), std::string::npos)
+      << dir.read("config.toml");
+}
+
+TEST(ConfigCommand, DashCWinsOverTheGlobalConfigFlag) {
+  TempDir dir;
+  std::string global = dir.write("global.toml", "disable-require = false\n");
+  std::string local = dir.write("local.toml", "disable-require = false\n");
+  EXPECT_EQ(
+      run_cli("--config " + global + " config -c " + local + " --set disable-require --in-place"),
+      0);
+  EXPECT_EQ(dir.read("global.toml"), "disable-require = false\n");
+  EXPECT_NE(dir.read("local.toml").find("disable-require = true"), std::string::npos);
 }
 
 TEST(RunConfig, InPlaceAndOutputConflict) {
