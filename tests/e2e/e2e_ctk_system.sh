@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # nvidia-ctk system create-dev-char-symlinks / create-device-nodes (spec/ctk.md §8) and
-# nvidia-ctk info (§3), run as the built binary against the one-GPU mock driver root (nvidia 195,
-# nvidia-uvm 238, nvidia-caps 235; real character device nodes).
+# nvidia-ctk info (§3; nvct prints the host's toolkit facts, issue 16), run as the built binary
+# against the one-GPU mock driver root (nvidia 195, nvidia-uvm 238, nvidia-caps 235; real
+# character device nodes).
 source "$(dirname "$0")/lib/common.sh"
 require_root
 require_cmd stat unshare
@@ -43,7 +44,12 @@ links_match_devices() {
 # --- info and the system group --------------------------------------------------------------
 run_ctk info
 check_eq "info exits 0" 0 "$RC"
-check_contains "info prints its help" "Usage:" "$OUT"
+check_contains "info prints the version" "NVIDIA Container Toolkit CLI version" "$OUT"
+check_contains "info prints the config in use" "Config file: " "$OUT"
+check_contains "info prints the mode" "Mode: " "$OUT"
+check_contains "info prints the driver root" "Driver root: " "$OUT"
+check_contains "info prints the driver version" "Driver version: " "$OUT"
+check_contains "info prints the GPUs" "GPUs: " "$OUT"
 run_ctk system
 check_eq "system alone exits 0" 0 "$RC"
 check_contains "system lists create-dev-char-symlinks" "create-dev-char-symlinks" "$OUT"
