@@ -53,8 +53,11 @@ Result<std::vector<Target>> targets_for(const driver::DriverInfo& info, const st
     }
     return out;
   }
-  if (all_digits(id) && std::stoul(id) >= info.gpus.size())
-    return fail(EINVAL, "failed to get device handle from index: ERROR_INVALID_ARGUMENT");
+  // NVML's words first (what users of the reference search for), then what would have worked.
+  if (all_digits(id) && (id.size() > 9 || std::stoul(id) >= info.gpus.size()))
+    return fail(EINVAL, fmt::format("failed to get device handle from index: "
+                                    "ERROR_INVALID_ARGUMENT; valid devices: {}",
+                                    driver::describe_valid_devices(info.gpus)));
   auto sel = driver::select_devices(info.gpus, id);
   if (!sel)
     return fail(sel.error().code(), "failed to get device handle: " + sel.error().message());

@@ -48,13 +48,30 @@ bool HostFileStamp::operator==(const HostFileStamp& o) const {
          mtime.tv_nsec == o.mtime.tv_nsec;
 }
 
+namespace {
+// A permission error of a non-root user says what to do (the engines' files belong to root), and
+// so does a read-only file system (an immutable /etc, a read-only bind mount).
+Error with_root_hint(Error e, const std::string& target) {
+  if ((e.code() == EACCES || e.code() == EPERM) && ::geteuid() != 0)
+    return Error(e.code(),
+                 fmt::format("{}: nvidia-ctk must be run as root to edit {}", e.message(), target));
+  if (e.code() == EROFS)
+    return Error(e.code(), fmt::format("{}: {} is on a read-only file system: make it writable, or "
+                                       "write the config elsewhere with --config and point the "
+                                       "engine at that file",
+                                       e.message(), strings::dirname(target)));
+  return e;
+}
+}  // namespace
+
 Result<std::string> resolve_host_file(const std::string& path) {
   std::string current = path;
   for (int hops = 0; hops < 40; ++hops) {
     struct stat st {};
     if (::lstat(current.c_str(), &st) != 0) {
       if (errno == ENOENT) return current;
-      return fail_errno(fmt::format("inspect {}", current));
+      return tl::unexpected(
+          with_root_hint(fail_errno(fmt::format("inspect {}", current)).value(), path));
     }
     if (!S_ISLNK(st.st_mode)) return current;
     char buf[4096];
@@ -65,16 +82,6 @@ Result<std::string> resolve_host_file(const std::string& path) {
   }
   return fail(ELOOP, fmt::format("resolve {}: too many levels of symbolic links", path));
 }
-
-namespace {
-// A permission error of a non-root user says what to do (the engines' files belong to root).
-Error with_root_hint(Error e, const std::string& target) {
-  if ((e.code() == EACCES || e.code() == EPERM) && ::geteuid() != 0)
-    return Error(e.code(),
-                 fmt::format("{}: nvidia-ctk must be run as root to edit {}", e.message(), target));
-  return e;
-}
-}  // namespace
 
 Result<HostFileLock> HostFileLock::acquire(const std::string& target,
                                            std::chrono::milliseconds timeout) {

@@ -271,7 +271,9 @@ std::string default_drop_in_path(const std::string& runtime) {
 
 Result<ConfigureOptions> normalize_options(ConfigureOptions o) {
   if (o.runtime != "docker" && o.runtime != "containerd" && o.runtime != "crio")
-    return fail(EINVAL, fmt::format("unrecognized runtime '{}'", o.runtime));
+    return fail(EINVAL, fmt::format("unrecognized runtime '{}' (--runtime takes docker, "
+                                    "containerd or crio)",
+                                    o.runtime));
 
   if (o.config_mode == "oci-hook" || o.config_mode == "hook") {
     o.config_mode = "oci-hook";

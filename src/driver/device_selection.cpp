@@ -66,9 +66,30 @@ bool pick_item(const std::vector<Gpu>& gpus, std::string_view item, Picks& picks
   return false;
 }
 
+// Enough to pick from on a large MIG host without a message of kilobytes.
+constexpr std::size_t kMaxListedDevices = 32;
+
 }  // namespace
 
-Result<DeviceSelection> select_devices(const std::vector<Gpu>& gpus, std::string_view list) {
+std::string describe_valid_devices(const std::vector<Gpu>& gpus) {
+  if (gpus.empty()) return "none: the driver reports no GPU";
+  std::vector<std::string> names;
+  for (const auto& g : gpus) names.push_back(fmt::format("{} ({})", g.index, g.uuid));
+  for (const auto& g : gpus)
+    for (const auto& m : g.migs)
+      names.push_back(fmt::format("{}:{} ({})", g.index, m.index, m.uuid));
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < kMaxListedDevices; ++i) {
+    out += names[i];
+    out += ", ";
+  }
+  if (names.size() > kMaxListedDevices)
+    out += fmt::format("and {} more, ", names.size() - kMaxListedDevices);
+  return out + "or all";
+}
+
+Result<DeviceSelection> select_devices(const std::vector<Gpu>& gpus, std::string_view list,
+                                       std::string_view source) {
   DeviceSelection sel;
   Picks picks;
   for (const auto& raw : strings::split(list, ',')) {
@@ -82,7 +103,11 @@ Result<DeviceSelection> select_devices(const std::vector<Gpu>& gpus, std::string
       }
       break;  // the rest of the list is ignored
     }
-    if (!pick_item(gpus, item, picks)) return fail(ENODEV, fmt::format("{}: unknown device", item));
+    if (!pick_item(gpus, item, picks)) {
+      std::string from = source.empty() ? "" : fmt::format(" (from {})", source);
+      return fail(ENODEV, fmt::format("{}: unknown device{}; valid devices: {}", item, from,
+                                      describe_valid_devices(gpus)));
+    }
   }
   sel.gpus = std::move(picks.gpus);
   sel.migs = std::move(picks.migs);

@@ -118,7 +118,7 @@ Result<std::vector<std::string>> list_driver_paths(const DriverInfo& info, const
   }
   DeviceSelection sel;
   if (o.devices) {
-    auto s = select_devices(info.gpus, *o.devices);
+    auto s = select_devices(info.gpus, *o.devices, "--device");
     if (!s) return fail(s.error().code(), "device error: " + s.error().message());
     sel = std::move(*s);
   }

@@ -120,8 +120,9 @@ Status configure(const ConfigureOptions& o) {
                         staged(choose_container_layout(rootfs), "container"));
 
   NVCT_ASSIGN_OR_RETURN(driver::DriverInfo info, open_driver(o));
-  NVCT_ASSIGN_OR_RETURN(driver::DeviceSelection sel,
-                        staged(driver::select_devices(info.gpus, v.devices), "device"));
+  NVCT_ASSIGN_OR_RETURN(
+      driver::DeviceSelection sel,
+      staged(driver::select_devices(info.gpus, v.devices, o.devices_source), "device"));
   NVCT_ASSIGN_OR_RETURN(auto root, staged(driver::DriverRoot::open(info.root), "detection"));
   NVCT_ASSIGN_OR_RETURN(edits::BuildOptions build, build_options(o, v, info, sel, root, layout));
 

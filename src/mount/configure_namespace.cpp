@@ -117,7 +117,15 @@ Result<ContainerProcess> open_container_process(pid_t pid, bool standalone,
   p.proc_dir.reset(::open(fmt::format("/proc/{}", pid).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!p.proc_dir) return fail_errno(fmt::format("open /proc/{}", pid));
   p.mnt_ns.reset(::openat(p.proc_dir.get(), "ns/mnt", O_RDONLY | O_CLOEXEC));
-  if (!p.mnt_ns) return fail_errno(fmt::format("open /proc/{}/ns/mnt", pid));
+  if (!p.mnt_ns) {
+    int err = errno;
+    auto failed = fail_errno(fmt::format("open /proc/{}/ns/mnt", pid), err);
+    // Entering another process's mount namespace takes CAP_SYS_ADMIN: say so to a plain user.
+    if ((err == EACCES || err == EPERM) && ::geteuid() != 0)
+      return fail(err, failed.value().message() +
+                           " (configuring a container needs root: run it as root, as the hook is)");
+    return failed;
+  }
   struct stat st {};
   if (::fstat(p.proc_dir.get(), &st) != 0) return fail_errno(fmt::format("stat /proc/{}", pid));
   p.uid = st.st_uid;

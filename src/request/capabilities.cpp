@@ -54,8 +54,11 @@ Result<std::vector<std::string>> driver_capabilities(const Request& req,
   if (contains(requested, "all")) return supported;
   for (const auto& cap : requested) {
     if (!contains(supported, cap)) {
-      return fail(fmt::format("unsupported capabilities found in '{}' (allowed '{}')", *value,
-                              strings::join(supported, ",")));
+      // The reference's words first; then the variable and the fix.
+      return fail(
+          fmt::format("unsupported capabilities found in '{}' (allowed '{}'): {} names "
+                      "'{}'; use the allowed ones or all",
+                      *value, strings::join(supported, ","), kDriverCapabilitiesEnv, cap));
     }
   }
   return requested;

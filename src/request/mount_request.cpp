@@ -15,7 +15,11 @@ Result<std::string> mig_variable(const Request& req, const char* suffix) {
   std::string name = fmt::format("NVIDIA_{}", suffix);
   std::string value = req.getenv(name).value_or("");
   if (!value.empty() && !req.privileged) {
-    return fail(EPERM, fmt::format("cannot set {} in non privileged container", suffix));
+    // The reference's words first; then the variable as the user wrote it and the fix.
+    return fail(EPERM, fmt::format("cannot set {} in non privileged container: {}={} needs a "
+                                   "privileged container (docker run --privileged); unset it "
+                                   "otherwise",
+                                   suffix, name, value));
   }
   return value;
 }
@@ -43,9 +47,17 @@ Result<std::vector<std::uint32_t>> imex_channel_numbers(const std::vector<std::s
 Result<MountRequest> mount_request(const Request& req, const config::Config& cfg) {
   MountRequest out;
   if (req.devices) out.device_list = strings::join(*req.devices, ",");
+  out.device_source = req.devices_source;
   NVCT_ASSIGN_OR_RETURN(out.mig_config_devices, mig_variable(req, "MIG_CONFIG_DEVICES"));
   NVCT_ASSIGN_OR_RETURN(out.mig_monitor_devices, mig_variable(req, "MIG_MONITOR_DEVICES"));
-  NVCT_ASSIGN_OR_RETURN(out.imex_channels, imex_channel_numbers(req.imex_channels));
+  auto channels = imex_channel_numbers(req.imex_channels);
+  if (!channels) {
+    return fail(channels.error().code(),
+                channels.error().message() +
+                    " (NVIDIA_IMEX_CHANNELS and the imex volume mounts take channel numbers below "
+                    "1048576, or all)");
+  }
+  out.imex_channels = std::move(*channels);
   NVCT_ASSIGN_OR_RETURN(out.capabilities, driver_capabilities(req, cfg));
   NVCT_ASSIGN_OR_RETURN(out.requirements, requirements(req, cfg));
   return out;

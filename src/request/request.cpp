@@ -1,5 +1,7 @@
 #include "nvct/request/request.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "nvct/base/log.hpp"
@@ -43,13 +45,20 @@ Result<Request> from_spec(const nlohmann::ordered_json& spec, const config::Conf
   if (options.cdi_mode) {
     auto annotated =
         requests_from_annotations(fields.annotations, cfg.runtime.cdi.annotation_prefixes);
-    if (!annotated.empty()) req.devices = std::move(annotated);
+    if (!annotated.empty()) {
+      req.devices = std::move(annotated);
+      req.devices_source = "the container's CDI annotations";
+    }
   }
-  if (!req.devices && !mount_requests.devices.empty()) req.devices = mount_requests.devices;
+  if (!req.devices && !mount_requests.devices.empty()) {
+    req.devices = mount_requests.devices;
+    req.devices_source = fmt::format("the volume mounts under {}", kDeviceListMountRoot);
+  }
   if (!req.devices) {
     auto from_env = visible_devices_from_env(req.env, cfg, legacy);
     if (env_allowed) {
       req.devices = std::move(from_env);
+      if (req.devices) req.devices_source = device_list_source(req.env, cfg);
     } else if (from_env) {
       log::warn(
           "Ignoring devices requested through the environment of an unprivileged "

@@ -181,7 +181,16 @@ Status check_requirement(std::string_view expression, const RequirementFacts& fa
   // An expression without any term requires nothing.
   if (terms.empty()) return ok();
   auto check = [&](const DeviceFacts* device) -> Status {
-    NVCT_ASSIGN_OR_RETURN(bool pass, eval_terms(terms, Context{facts, device, unknown}));
+    auto evaluated = eval_terms(terms, Context{facts, device, unknown});
+    if (!evaluated) {
+      // The reference's words first (users search for them), then the expression and its syntax.
+      return fail(
+          fmt::format("{}: '{}' (each factor is cuda, driver or arch with = != < <= > >= "
+                      "and a version, or brand= / brand!= and a name; spaces separate "
+                      "alternatives, commas join conditions)",
+                      kInvalid, expression));
+    }
+    bool pass = *evaluated;
     if (!pass) return fail(unsatisfied_message(terms.front()));
     return ok();
   };

@@ -63,7 +63,12 @@ std::optional<bool> parse_go_bool(std::string_view text) {
 
 Result<std::string> cuda_major_minor(std::string_view cuda_version) {
   auto invalid = [&](std::string_view why) {
-    return fail(fmt::format("invalid CUDA_VERSION '{}': {}", cuda_version, why));
+    // A legacy image (CUDA_VERSION without NVIDIA_REQUIRE_CUDA) requires cuda>=<major.minor>.
+    return fail(
+        fmt::format("invalid CUDA_VERSION '{}': {}; an image that sets CUDA_VERSION "
+                    "without NVIDIA_REQUIRE_CUDA needs it as MAJOR[.MINOR[.PATCH]], e.g. "
+                    "12.4.1",
+                    cuda_version, why));
   };
   std::string_view s = cuda_version;
   if (!s.empty() && s.front() == 'v') s.remove_prefix(1);

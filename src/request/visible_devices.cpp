@@ -49,6 +49,13 @@ std::optional<std::string> device_list_value(const Environment& env, const confi
   return it->second;
 }
 
+std::string device_list_source(const Environment& env, const config::Config& cfg) {
+  std::vector<std::string> names;
+  for (const auto& name : strings::split_trimmed(cfg.swarm_resource, ','))
+    if (env.find(name) != env.end()) names.push_back(name);
+  return names.empty() ? std::string(kVisibleDevicesEnv) : strings::join(names, ",");
+}
+
 std::optional<std::vector<std::string>> visible_devices_from_env(const Environment& env,
                                                                  const config::Config& cfg,
                                                                  bool legacy_image) {

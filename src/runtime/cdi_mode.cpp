@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 
 #include "nvct/base/log.hpp"
@@ -53,6 +55,61 @@ std::vector<std::string> cdi_names_for(const request::Request& request,
   return request::cdi_device_requests(*request.devices, default_kind);
 }
 
+namespace {
+
+// Appended to "unresolvable CDI devices ...": where the names came from and what exists.
+std::string unresolved_hint(const cdi::Registry& registry, const request::Request& request,
+                            const std::vector<std::string>& spec_dirs) {
+  constexpr std::size_t kMaxListed = 32;
+  std::string out;
+  if (!request.devices_source.empty()) out += fmt::format(" (from {})", request.devices_source);
+  auto known = registry.device_names();
+  std::string dirs = strings::join(spec_dirs, ", ");
+  if (known.empty()) {
+    return out + fmt::format(
+                     "; no CDI spec in {} defines a device: generate one with "
+                     "`nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml`",
+                     dirs);
+  }
+  std::size_t more = known.size() > kMaxListed ? known.size() - kMaxListed : 0;
+  known.resize(known.size() - more);
+  out += fmt::format("; known CDI devices: {}", strings::join(known, ", "));
+  if (more) out += fmt::format(" and {} more", more);
+  return out + fmt::format(" (specs in {}; `nvidia-ctk cdi list` shows them)", dirs);
+}
+
+bool is_bind(const cdi::Mount& m) {
+  return std::find(m.options.begin(), m.options.end(), "bind") != m.options.end() ||
+         std::find(m.options.begin(), m.options.end(), "rbind") != m.options.end() ||
+         m.type == "bind";
+}
+
+// A spec written before a driver upgrade still names the old driver's files; runc would fail on
+// the first of them with a bare "no such file or directory" from deep in its mount code. Said
+// here, the message names the spec and how to regenerate it.
+Status check_not_stale(const cdi::Registry& registry, const std::vector<std::string>& names) {
+  for (const auto& name : names) {
+    const cdi::LoadedSpec* ls = registry.spec_of(name);
+    const cdi::Device* device = registry.find_device(name);
+    if (!ls || !device) continue;
+    for (const auto* edits : {&ls->spec.container_edits, &device->container_edits}) {
+      for (const auto& m : edits->mounts) {
+        if (!is_bind(m) || m.host_path.empty() || m.host_path.front() != '/') continue;
+        struct stat st {};
+        if (::stat(m.host_path.c_str(), &st) == 0 || errno != ENOENT) continue;
+        return fail(ENOENT,
+                    fmt::format("CDI spec {} is stale: {} (mounted at {} for {}) does not exist; "
+                                "the driver changed after the spec was generated: regenerate it "
+                                "with `nvidia-ctk cdi generate --output={}`",
+                                ls->path, m.host_path, m.container_path, name, ls->path));
+      }
+    }
+  }
+  return ok();
+}
+
+}  // namespace
+
 Status apply_cdi_names(nlohmann::ordered_json& spec, const std::vector<std::string>& names,
                        const request::Request& request, const config::Config& cfg,
                        cdi::DeviceLookup& lookup) {
@@ -71,7 +128,16 @@ Status apply_cdi_names(nlohmann::ordered_json& spec, const std::vector<std::stri
   for (const auto& [path, messages] : registry.errors())
     for (const auto& m : messages) log::warn("CDI registry error in {}: {}", path, m);
   log::info("injecting CDI devices {}", strings::join(names, ", "));
-  return cdi::inject_devices(spec, registry, names, lookup);
+  NVCT_TRY(check_not_stale(registry, names));
+  auto injected = cdi::inject_devices(spec, registry, names, lookup);
+  if (!injected && std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+        return registry.find_device(n) == nullptr;
+      })) {
+    return tl::unexpected(Error(injected.error().code(),
+                                injected.error().message() +
+                                    unresolved_hint(registry, request, cfg.runtime.cdi.spec_dirs)));
+  }
+  return injected;
 }
 
 Result<bool> apply_cdi_mode(nlohmann::ordered_json& spec, const request::Request& request,

@@ -122,8 +122,10 @@ Status apply_jit_cdi(nlohmann::ordered_json& spec, const std::vector<std::string
   discovery.driver_root = cfg.cli.root;
   discovery.libraries.explicit_only = options.features.explicit_driver_libraries;
   NVCT_ASSIGN_OR_RETURN(auto info, cdi::discover_driver_for_cdi(discovery));
-  NVCT_ASSIGN_OR_RETURN(auto jit_spec, with_context(cdi::build_spec(info, options, lookup),
-                                                    "failed to construct the JIT CDI spec"));
+  std::string what = "failed to construct the JIT CDI spec";
+  if (!request.devices_source.empty())
+    what += fmt::format(" (devices from {})", request.devices_source);
+  NVCT_ASSIGN_OR_RETURN(auto jit_spec, with_context(cdi::build_spec(info, options, lookup), what));
   log::info("applying JIT CDI edits for devices [{}] from driver {}",
             strings::join(jit.device_ids, ","), info.nvrm_version);
   NVCT_TRY(with_context(cdi::apply_edits(spec, jit_edits(jit_spec), lookup),

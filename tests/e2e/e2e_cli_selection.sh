@@ -58,12 +58,14 @@ expect_list "binaries only" $'/usr/bin/nvidia-smi\n/usr/bin/nvidia-debugdump\n/u
 expect_list "ipcs without persistenced" $'/tmp/nvidia-mps' -i --no-persistenced
 expect_list "no firmware with --no-gsp-firmware" "" -f --no-gsp-firmware
 
+# The reference's line, then where the list came from and the devices to choose from.
+valid="(from --device); valid devices: 0 (GPU-11111111-2222-3333-4444-555555555550), 1 (GPU-11111111-2222-3333-4444-555555555551), 0:0 (MIG-11111111-2222-3333-4444-000000000000), 0:1 (MIG-11111111-2222-3333-4444-000000000001), or all"
 for bad in 2a:00.0 5 GPU-1111 -1 99 GPU-nope ../../sda MIG- MIG-garbage 0:2 1:0 0x1 1.0; do
-  expect_error "--device=$bad" "nvidia-container-cli: device error: $bad: unknown device" \
+  expect_error "--device=$bad" "nvidia-container-cli: device error: $bad: unknown device $valid" \
     "$cli" --root "$root" list --device="$bad"
 done
 many="$(printf '0,%.0s' $(seq 1 10000))nope"
-expect_error "10k items then garbage fail closed" "nvidia-container-cli: device error: nope: unknown device" \
+expect_error "10k items then garbage fail closed" "nvidia-container-cli: device error: nope: unknown device $valid" \
   "$cli" --root "$root" list --device="$many"
 expect_error "mig-config with a MIG device" \
   "nvidia-container-cli: mig-config error: all: cannot enable mig-config with specific MIG devices selected" \

@@ -32,9 +32,11 @@ expect_failure "unsatisfied cuda requirement" \
 expect_failure "arch requirement on every selected GPU" \
   "nvidia-container-cli: requirement error: unsatisfied condition: arch<9.0" \
   --device=all --utility --no-cgroups '--require=arch<9.0'
-expect_failure "invalid requirement" "nvidia-container-cli: requirement error: invalid expression" \
+expect_failure "invalid requirement" "nvidia-container-cli: requirement error: invalid expression: 'cuda==12.4' (each factor is cuda, driver or arch with = != < <= > >= and a version, or brand= / brand!= and a name; spaces separate alternatives, commas join conditions)" \
   --device=0 --utility --no-cgroups '--require=cuda==12.4'
-expect_failure "unknown device" "nvidia-container-cli: device error: 8: unknown device" \
+valid="$(for i in 0 1 2 3 4 5 6 7; do printf '%s (%s), ' "$i" "$(uuid "$i")"; done)or all"
+expect_failure "unknown device" \
+  "nvidia-container-cli: device error: 8: unknown device (from --device); valid devices: $valid" \
   --device=8 --utility --no-cgroups
 rc=0
 "$CFG_CLI" --root "$CFG_ROOT" configure --pid "$CFG_PID" --utility / 2>"$E2E_TMP/err" || rc=$?

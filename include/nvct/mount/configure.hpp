@@ -26,6 +26,9 @@ struct ConfigureOptions {
   // configure options (cli.md §4).
   std::optional<pid_t> pid;          // supervised mode when set; else the parent (standalone)
   std::vector<std::string> devices;  // items as given (comma lists allowed), "" items ignored
+  // Where `devices` came from, named in an unknown device's error: the flag, or the container's
+  // variable when the hook calls.
+  std::string devices_source = "--device";
   std::vector<std::string> requirements;
   std::string ldconfig;  // "@/sbin/ldconfig" = host binary
   bool compute = false, utility = false, video = false, graphics = false, display = false,

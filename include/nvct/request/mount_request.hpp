@@ -17,8 +17,9 @@ inline constexpr std::uint32_t kImexChannelLimit = 1u << 20;
 struct MountRequest {
   // --device=<devices joined by ','>; empty (not a GPU container, or "none") = no --device.
   std::string device_list;
-  std::string mig_config_devices;            // --mig-config=, verbatim; "" = unset
-  std::string mig_monitor_devices;           // --mig-monitor=, verbatim; "" = unset
+  std::string device_source;        // Request::devices_source, named by an unknown device's error
+  std::string mig_config_devices;   // --mig-config=, verbatim; "" = unset
+  std::string mig_monitor_devices;  // --mig-monitor=, verbatim; "" = unset
   std::vector<std::uint32_t> imex_channels;  // --imex-channel=a,b
   std::vector<std::string> capabilities;     // sorted; each is --<name>
   std::vector<std::string> requirements;     // one --require each

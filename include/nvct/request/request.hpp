@@ -30,6 +30,9 @@ struct Request {
   // A duplicated id keeps only the slot of its last occurrence; earlier slots are "" (the
   // reference's quirk, kept so that hooks see the same --device list: "0,1,0" -> {"", "1", "0"}).
   std::optional<std::vector<std::string>> devices;
+  // Where `devices` came from, for error messages: "NVIDIA_VISIBLE_DEVICES", the swarm
+  // variable(s), the volume mounts or the CDI annotations.
+  std::string devices_source;
 
   // IMEX channel requests (NVIDIA_IMEX_CHANNELS or imex/<ch> volume mounts), in order, without
   // duplicates or empty items; "all" is no request. Not validated here: see imex_channel_numbers.

@@ -27,6 +27,10 @@ std::optional<std::vector<std::string>> parse_device_list(const std::optional<st
 // the chosen variable is unset.
 std::optional<std::string> device_list_value(const Environment& env, const config::Config& cfg);
 
+// The name of what device_list_value() reads, for error messages: the swarm variables present
+// (joined by ','), else NVIDIA_VISIBLE_DEVICES.
+std::string device_list_source(const Environment& env, const config::Config& cfg);
+
 // parse_device_list(device_list_value(env, cfg), legacy_image).
 std::optional<std::vector<std::string>> visible_devices_from_env(const Environment& env,
                                                                  const config::Config& cfg,

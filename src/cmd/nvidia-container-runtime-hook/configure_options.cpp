@@ -46,6 +46,7 @@ mount::ConfigureOptions configure_options(const config::Config& cfg,
   o.no_cgroups = cfg.cli.no_cgroups;
   // "none" gives an empty list: a GPU container without GPUs gets no --device at all.
   if (!req.device_list.empty()) o.devices.push_back(req.device_list);
+  if (!req.device_source.empty()) o.devices_source = req.device_source;
   if (!req.mig_config_devices.empty()) o.mig_config = req.mig_config_devices;
   if (!req.mig_monitor_devices.empty()) o.mig_monitor = req.mig_monitor_devices;
   for (auto channel : req.imex_channels) o.imex_channels.push_back(fmt::format("{}", channel));

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <time.h>
+
 #include <memory>
 
 #include "nvct/base/file.hpp"
@@ -13,12 +15,15 @@
 namespace nvct::hook {
 namespace {
 
+// On stderr (-debug) runc shows the lines as they are; a log file is read later, next to the
+// lines of other containers and other hooks, so each line there starts with the UTC time and pid.
 class FdSink : public log::Sink {
  public:
   explicit FdSink(int fd, unique_fd owned = {}) : fd_(fd), owned_(std::move(owned)) {}
   void write(log::Level level, std::string_view message) override {
-    (void)write_all(fd_, fmt::format("nvidia-container-runtime-hook: {}: {}\n",
-                                     log::level_name(level), message));
+    std::string prefix = owned_ ? log_line_prefix() : "nvidia-container-runtime-hook";
+    // One write() per line: other hooks may append to the same file at the same time.
+    (void)write_all(fd_, fmt::format("{}: {}: {}\n", prefix, log::level_name(level), message));
   }
 
  private:
@@ -27,6 +32,16 @@ class FdSink : public log::Sink {
 };
 
 }  // namespace
+
+std::string log_line_prefix() {
+  struct timespec now {};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  struct tm utc {};
+  ::gmtime_r(&now.tv_sec, &utc);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z nvidia-container-runtime-hook[{}]",
+                     utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min,
+                     utc.tm_sec, now.tv_nsec / 1000, ::getpid());
+}
 
 void print_stderr_line(std::string_view line) {
   std::string text(line);

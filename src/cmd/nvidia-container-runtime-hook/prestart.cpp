@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "configure_options.hpp"
+#include "hook_failure.hpp"
 #include "nvct/base/log.hpp"
 #include "nvct/config/load.hpp"
 #include "nvct/oci/spec_document.hpp"
@@ -90,13 +91,14 @@ Result<std::string> real_container_rootfs(const nlohmann::ordered_json& spec,
 
 int run_prestart(const config::Config& cfg, std::string_view state_json, bool debug,
                  const PrestartEnv& env) {
+  FailureReporter reporter(env.print);
   auto fail_with = [&](const Error& error) {
-    env.print(fmt::format("nvidia-container-runtime-hook: {}", error.message()));
-    return 1;
+    return reporter.fail(fmt::format("nvidia-container-runtime-hook: {}", error.message()));
   };
 
   auto state = read_prestart_state(state_json);
   if (!state) return fail_with(state.error());
+  reporter.set_container(state->id, state->bundle);
   auto spec_doc = oci::SpecDocument::load(state->bundle);
   if (!spec_doc) return fail_with(spec_doc.error());
   const auto& spec = spec_doc->json();
@@ -115,8 +117,11 @@ int run_prestart(const config::Config& cfg, std::string_view state_json, bool de
 
   auto mode = assert_legacy_mode(cfg, *req, env.probe_platform(cfg.cli.root));
   if (!mode) {
-    env.print(mode.error().message());
-    return 1;
+    // The reference's two lines: the mode line, then the error.
+    const std::string& text = mode.error().message();
+    auto newline = text.rfind('\n');
+    if (newline != std::string::npos) env.print(text.substr(0, newline));
+    return reporter.fail(newline == std::string::npos ? text : text.substr(newline + 1));
   }
   if (*mode) env.print((*mode)->line);
 
@@ -129,8 +134,7 @@ int run_prestart(const config::Config& cfg, std::string_view state_json, bool de
   if (!configured) {
     // The mount library's messages carry the reference's stage prefix ("requirement error:
     // ..."); runc shows them after the cli's name in the reference, and users search for that.
-    env.print(fmt::format("nvidia-container-cli: {}", configured.error().message()));
-    return 1;
+    return reporter.fail(fmt::format("nvidia-container-cli: {}", configured.error().message()));
   }
   return 0;
 }

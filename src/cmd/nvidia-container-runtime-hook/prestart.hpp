@@ -52,7 +52,8 @@ struct PrestartEnv {
 // Runs prestart on the state text read from stdin and returns the exit status (0 or 1). Each
 // failure prints one line: configure's own errors as "nvidia-container-cli: <stage> error: ..."
 // (the text users know from the reference), everything else as
-// "nvidia-container-runtime-hook: <what>: <why>".
+// "nvidia-container-runtime-hook: <what>: <why>"; the same line is logged at error level with the
+// container id and bundle (hook_failure.hpp).
 int run_prestart(const config::Config& cfg, std::string_view state_json, bool debug,
                  const PrestartEnv& env);
 

@@ -219,6 +219,18 @@ TEST(GenerateSpec, DeviceIndexPastLastGpuFailsLikeNvml) {
       << spec.error().message();
 }
 
+TEST(GenerateSpec, UnknownDeviceListsTheValidOnes) {
+  MapDeviceLookup lookup;
+  GenerateOptions o;
+  for (const char* id : {"99", "99999999999999999999", "GPU-nope"}) {
+    o.device_ids = {id};
+    auto spec = generate_spec(golden_info("/r"), o, lookup);
+    ASSERT_FALSE(spec) << id;
+    EXPECT_NE(spec.error().message().find("; valid devices: 0 (GPU-"), std::string::npos)
+        << spec.error().message();
+  }
+}
+
 TEST(GenerateSpec, UnknownUuidFails) {
   MapDeviceLookup lookup;
   GenerateOptions o;

@@ -77,7 +77,8 @@ TEST_F(RuntimeConfigure, UnknownRuntimeIsAnError) {
   o.runtime = "podman";
   auto r = normalize_options(o);
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().message(), "unrecognized runtime 'podman'");
+  EXPECT_EQ(r.error().message(),
+            "unrecognized runtime 'podman' (--runtime takes docker, containerd or crio)");
 }
 
 TEST_F(RuntimeConfigure, DefaultsPerRuntime) {

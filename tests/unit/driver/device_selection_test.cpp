@@ -32,10 +32,17 @@ void expect_selects(std::string_view list, Gpus want_gpus, Migs want_migs = {}) 
   EXPECT_EQ(s->migs, want_migs) << list;
 }
 
+constexpr const char* kValid =
+    "valid devices: 0 (GPU-11111111-2222-3333-4444-555555555550), "
+    "1 (GPU-11111111-2222-3333-4444-555555555551), 0:0 (MIG-11111111-2222-3333-4444-000000000000), "
+    "0:1 (MIG-11111111-2222-3333-4444-000000000001), or all";
+
+// The reference's text first, then the devices that would have been valid.
 void expect_unknown(std::string_view list, std::string_view item) {
   auto s = select_devices(gpus(), list);
   ASSERT_FALSE(s) << list;
-  EXPECT_EQ(s.error().message(), std::string(item) + ": unknown device");
+  EXPECT_EQ(s.error().code(), ENODEV);
+  EXPECT_EQ(s.error().message(), std::string(item) + ": unknown device; " + kValid);
 }
 
 TEST(DeviceSelection, AllSelectsEveryGpuAndMigDeviceAndIgnoresTheRest) {
@@ -95,6 +102,31 @@ TEST(DeviceSelection, TenThousandItems) {
   for (int i = 0; i < 10000; ++i) list += "1,";
   expect_selects(list, {1});
   expect_unknown(list + "x", "x");
+}
+
+TEST(DeviceSelection, UnknownDeviceNamesWhereTheListCameFrom) {
+  auto s = select_devices(gpus(), "0,7", "NVIDIA_VISIBLE_DEVICES");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message(),
+            std::string("7: unknown device (from NVIDIA_VISIBLE_DEVICES); ") + kValid);
+}
+
+TEST(DeviceSelection, UnknownDeviceOnAHostWithoutGpus) {
+  auto s = select_devices({}, "0", "--device");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message(),
+            "0: unknown device (from --device); valid devices: none: the driver reports no GPU");
+}
+
+TEST(DeviceSelection, ValidDeviceListIsCappedOnLargeHosts) {
+  std::vector<Gpu> many(40);
+  for (unsigned i = 0; i < many.size(); ++i) {
+    many[i].index = i;
+    many[i].uuid = "GPU-" + std::to_string(i);
+  }
+  std::string text = describe_valid_devices(many);
+  EXPECT_NE(text.find("31 (GPU-31), and 8 more, or all"), std::string::npos) << text;
+  EXPECT_EQ(text.find("32 (GPU-32)"), std::string::npos) << text;
 }
 
 }  // namespace

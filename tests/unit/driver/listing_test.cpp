@@ -151,7 +151,11 @@ TEST_F(ListingTest, UnknownDeviceHasTheDeviceStage) {
   o.devices = "5";
   auto l = list(o);
   ASSERT_FALSE(l);
-  EXPECT_EQ(l.error().message(), "device error: 5: unknown device");
+  // The reference's text first, then the flag and the devices to choose from.
+  EXPECT_EQ(l.error().message().rfind(
+                "device error: 5: unknown device (from --device); valid devices: 0 (GPU-", 0),
+            0u)
+      << l.error().message();
 }
 
 TEST_F(ListingTest, MigConfigAllReplacesAccessFiles) {

@@ -57,8 +57,10 @@ TEST(DriverCapabilities, UnknownCapabilityFails) {
   auto caps =
       driver_capabilities(with_env({{kDriverCapabilitiesEnv, "compute,bogus"}}), config::Config{});
   ASSERT_FALSE(caps);
-  EXPECT_NE(caps.error().message().find("unsupported capabilities found"), std::string::npos)
-      << caps.error().message();
+  EXPECT_EQ(caps.error().message(),
+            "unsupported capabilities found in 'compute,bogus' (allowed "
+            "'compat32,compute,display,graphics,ngx,utility,video'): NVIDIA_DRIVER_CAPABILITIES "
+            "names 'bogus'; use the allowed ones or all");
 }
 
 TEST(SupportedCapabilities, AllIsTheFullSet) {

@@ -343,7 +343,9 @@ TEST(MountRequest, ImexChannelsBecomeNumbers) {
 TEST(MountRequest, ImexChannelAboveLimitFails) {
   auto mr = hook_view({"NVIDIA_VISIBLE_DEVICES=all", "NVIDIA_IMEX_CHANNELS=1048576"});
   ASSERT_FALSE(mr);
-  EXPECT_EQ(mr.error().message(), "unsupported IMEX channel value: 1048576");
+  EXPECT_EQ(mr.error().message(),
+            "unsupported IMEX channel value: 1048576 (NVIDIA_IMEX_CHANNELS and the imex volume "
+            "mounts take channel numbers below 1048576, or all)");
 }
 
 TEST(ImexChannelNumbers, AcceptsUpToLimitAndRejectsGarbage) {

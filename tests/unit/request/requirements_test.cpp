@@ -126,6 +126,14 @@ INSTANTIATE_TEST_SUITE_P(
                       VersionRow{"4294967295.4294967295.4294967295", "4294967295.4294967295"},
                       VersionRow{"12.4.1-rc.1+build.5", "12.4"}));
 
+TEST(CudaVersion, InvalidSaysWhatTheValueMustLookLike) {
+  auto r = cuda_major_minor("9.foo");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message(),
+            "invalid CUDA_VERSION '9.foo': not a version; an image that sets CUDA_VERSION without "
+            "NVIDIA_REQUIRE_CUDA needs it as MAJOR[.MINOR[.PATCH]], e.g. 12.4.1");
+}
+
 class CudaVersionInvalid : public ::testing::TestWithParam<const char*> {};
 
 // §9 row 57.

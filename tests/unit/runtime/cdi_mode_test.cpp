@@ -109,6 +109,52 @@ TEST_F(CdiMode, UnresolvableNamesFailListingThem) {
       << r.error().message();
 }
 
+TEST_F(CdiMode, UnresolvableNamesSayWhereTheyCameFromAndWhatExists) {
+  nlohmann::ordered_json spec = {{"ociVersion", "1.0.2"}};
+  auto req = gpu_request({"7"});
+  req.devices_source = "NVIDIA_VISIBLE_DEVICES";
+  auto r = apply_cdi_mode(spec, req, cfg_, "nvidia.com/gpu", lookup_);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message(),
+            "failed to inject CDI devices: unresolvable CDI devices nvidia.com/gpu=7 (from "
+            "NVIDIA_VISIBLE_DEVICES); known CDI devices: nvidia.com/gpu=0 (specs in " +
+                (dir_ / "cdi") + "; `nvidia-ctk cdi list` shows them)");
+}
+
+TEST_F(CdiMode, UnresolvableNamesWithoutAnySpecSayHowToMakeOne) {
+  nlohmann::ordered_json spec = {{"ociVersion", "1.0.2"}};
+  cfg_.runtime.cdi.spec_dirs = {dir_ / "empty"};
+  auto r = apply_cdi_mode(spec, gpu_request({"0"}), cfg_, "nvidia.com/gpu", lookup_);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("unresolvable CDI devices nvidia.com/gpu=0; no CDI spec in " +
+                                     (dir_ / "empty") +
+                                     " defines a device: generate one with `nvidia-ctk cdi "
+                                     "generate --output=/etc/cdi/nvidia.yaml`"),
+            std::string::npos)
+      << r.error().message();
+}
+
+TEST_F(CdiMode, StaleSpecNamesTheMissingFileAndHowToRegenerate) {
+  std::string lib = dir_ / "old/libcuda.so.1.2.3";
+  dir_.write("stale/nvidia.yaml", std::string(kSpec) + "  mounts:\n  - hostPath: " + lib +
+                                      "\n    containerPath: /usr/lib/libcuda.so.1.2.3\n"
+                                      "    options: [ro, nosuid, nodev, bind]\n");
+  cfg_.runtime.cdi.spec_dirs = {dir_ / "stale"};
+  nlohmann::ordered_json spec = {{"ociVersion", "1.0.2"}};
+  auto r = apply_cdi_mode(spec, gpu_request({"0"}), cfg_, "nvidia.com/gpu", lookup_);
+  ASSERT_FALSE(r);
+  std::string file = dir_ / "stale/nvidia.yaml";
+  EXPECT_EQ(r.error().message(),
+            "CDI spec " + file + " is stale: " + lib +
+                " (mounted at /usr/lib/libcuda.so.1.2.3 for nvidia.com/gpu=0) does not exist; the "
+                "driver changed after the spec was generated: regenerate it with `nvidia-ctk cdi "
+                "generate --output=" +
+                file + "`");
+  EXPECT_FALSE(spec.contains("linux")) << "nothing is injected";
+  dir_.write("old/libcuda.so.1.2.3", "");
+  EXPECT_TRUE(apply_cdi_mode(spec, gpu_request({"0"}), cfg_, "nvidia.com/gpu", lookup_));
+}
+
 TEST_F(CdiMode, MixingJitVendorWithOtherNamesFails) {
   nlohmann::ordered_json spec = {{"ociVersion", "1.0.2"}};
   auto r = apply_cdi_mode(spec, gpu_request({"runtime.nvidia.com/gpu=0", "nvidia.com/gpu=0"}), cfg_,

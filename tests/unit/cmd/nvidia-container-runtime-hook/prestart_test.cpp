@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "nvct/base/log.hpp"
 #include "nvct/testing/temp_dir.hpp"
 
 namespace nvct::hook {
@@ -125,6 +126,30 @@ TEST_F(Prestart, ConfigureFailureIsPrintedWithTheCliPrefix) {
             "Auto-detected mode as 'legacy'\nnvidia-container-cli: " + configure_error_ + "\n");
 }
 
+// issue 16: the line runc passes on to the engine is also in the hook's log, with the container.
+TEST_F(Prestart, FailureIsLoggedWithTheContainerIdAndBundle) {
+  auto sink = std::make_shared<testing::MemorySink>();
+  log::set_sink(sink);
+  log::set_level(log::Level::kDebug);
+  write_spec({"NVIDIA_VISIBLE_DEVICES=7"});
+  configure_error_ = "device error: 7: unknown device (from NVIDIA_VISIBLE_DEVICES)";
+  EXPECT_EQ(run(state()), 1);
+  log::set_sink(nullptr);
+  log::set_level(log::Level::kInfo);
+  std::string line = "nvidia-container-cli: " + configure_error_;
+  EXPECT_EQ(printed_, "Auto-detected mode as 'legacy'\n" + line + "\n");
+  EXPECT_TRUE(
+      sink->contains("prestart of container c1 (bundle " + dir_.path() + ") failed: " + line));
+  EXPECT_EQ(options_.devices_source, "NVIDIA_VISIBLE_DEVICES");
+}
+
+TEST_F(Prestart, MultiLineErrorsReachStderrAsOneLine) {
+  write_spec({"NVIDIA_VISIBLE_DEVICES=0"});
+  configure_error_ = "mount error: a\nb";
+  EXPECT_EQ(run(state()), 1);
+  EXPECT_EQ(printed_, "Auto-detected mode as 'legacy'\nnvidia-container-cli: mount error: a b\n");
+}
+
 TEST_F(Prestart, NonLegacyModeIsRefusedBeforeConfiguring) {
   cfg_.runtime.mode = "cdi";
   write_spec({"NVIDIA_VISIBLE_DEVICES=all"});
@@ -161,7 +186,8 @@ TEST_F(Prestart, UnprivilegedMigConfigFails) {
   EXPECT_EQ(calls_, 0);
   EXPECT_EQ(printed_,
             "nvidia-container-runtime-hook: cannot set MIG_CONFIG_DEVICES in non privileged "
-            "container\n");
+            "container: NVIDIA_MIG_CONFIG_DEVICES=all needs a privileged container (docker run "
+            "--privileged); unset it otherwise\n");
 }
 
 TEST_F(Prestart, UnsupportedCapabilityFails) {
