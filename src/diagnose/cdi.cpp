@@ -20,19 +20,11 @@ namespace nvct::diagnose {
 namespace {
 
 constexpr std::size_t kMaxSpecSize = 10u << 20;
-constexpr std::size_t kMaxEvidence = 8;
 
 struct LoadedSpec {
   std::string path;
   cdi::Spec spec;
 };
-
-void add_capped(std::vector<std::string>& evidence, const std::vector<std::string>& lines) {
-  for (std::size_t i = 0; i < lines.size() && i < kMaxEvidence; ++i) evidence.push_back(lines[i]);
-  if (lines.size() > kMaxEvidence) {
-    evidence.push_back(fmt::format("… and {} more", lines.size() - kMaxEvidence));
-  }
-}
 
 // The driver version a driver file names: libcuda.so.<v>, libnvidia-ml.so.<v>,
 // /lib/firmware/nvidia/<v>/...; "" for other files.
@@ -122,7 +114,7 @@ std::vector<Finding> check_cdi(Host& host) {
   // cdi.invalid
   if (!invalid.empty()) {
     std::vector<std::string> evidence;
-    add_capped(evidence, invalid);
+    add_capped_evidence(evidence, invalid);
     out.push_back({"cdi.invalid", Severity::kError,
                    fmt::format("{} CDI spec{} cannot be used", invalid.size(),
                                invalid.size() == 1 ? "" : "s"),
@@ -153,7 +145,7 @@ std::vector<Finding> check_cdi(Host& host) {
   }
   if (!stale.empty()) {
     std::vector<std::string> evidence;
-    add_capped(evidence, stale);
+    add_capped_evidence(evidence, stale);
     out.push_back({"cdi.stale", Severity::kError,
                    "a CDI spec names driver files that are not on the host (driver upgraded?)",
                    std::move(evidence),
@@ -174,7 +166,7 @@ std::vector<Finding> check_cdi(Host& host) {
   }
   if (!duplicates.empty()) {
     std::vector<std::string> evidence;
-    add_capped(evidence, duplicates);
+    add_capped_evidence(evidence, duplicates);
     out.push_back({"cdi.duplicate-device", Severity::kError,
                    "the same CDI device in two specs: the CDI cache refuses both "
                    "(unresolvable CDI devices)",

@@ -55,11 +55,6 @@ CgroupLayout detect(Host& host) {
   return {"unknown", "/proc/self/mountinfo, /sys/fs/cgroup: no cgroup mount found"};
 }
 
-bool is_dir(Host& host, const std::string& path) {
-  auto st = host.stat(path);
-  return st && S_ISDIR(st->st_mode);
-}
-
 // Rootless engines: a per-user Docker socket or config, or a user's containers config.
 std::vector<std::string> rootless_engines(Host& host) {
   std::vector<std::string> out;

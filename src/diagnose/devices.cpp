@@ -17,7 +17,6 @@
 namespace nvct::diagnose {
 namespace {
 
-constexpr std::size_t kMaxEvidence = 8;
 
 struct ExpectedNode {
   std::string path;
@@ -29,13 +28,6 @@ struct Present {
   ExpectedNode node;
   struct stat st;
 };
-
-void add_capped(std::vector<std::string>& evidence, const std::vector<std::string>& lines) {
-  for (std::size_t i = 0; i < lines.size() && i < kMaxEvidence; ++i) evidence.push_back(lines[i]);
-  if (lines.size() > kMaxEvidence) {
-    evidence.push_back(fmt::format("… and {} more", lines.size() - kMaxEvidence));
-  }
-}
 
 std::string describe_type(mode_t mode) {
   if (S_ISREG(mode)) return "a regular file";
@@ -177,7 +169,7 @@ std::vector<Finding> check_devices(Host& host) {
   // devices.node-missing
   if (!missing.empty()) {
     std::vector<std::string> evidence;
-    add_capped(evidence, missing);
+    add_capped_evidence(evidence, missing);
     out.push_back({"devices.node-missing", Severity::kError,
                    fmt::format("{} NVIDIA device node{} missing", missing.size(),
                                missing.size() == 1 ? "" : "s"),
@@ -188,7 +180,7 @@ std::vector<Finding> check_devices(Host& host) {
   // devices.node-wrong
   if (!wrong.empty()) {
     std::vector<std::string> evidence;
-    add_capped(evidence, wrong);
+    add_capped_evidence(evidence, wrong);
     out.push_back({"devices.node-wrong", Severity::kError,
                    fmt::format("{} NVIDIA device node{} with the wrong type or number",
                                wrong.size(), wrong.size() == 1 ? "" : "s"),
@@ -225,7 +217,7 @@ std::vector<Finding> check_devices(Host& host) {
       }
     }
     std::vector<std::string> evidence;
-    add_capped(evidence, no_link);
+    add_capped_evidence(evidence, no_link);
     evidence.insert(evidence.end(), engine_evidence.begin(), engine_evidence.end());
     std::string title = fmt::format("/dev/char links missing for {} NVIDIA node{}", no_link.size(),
                                     no_link.size() == 1 ? "" : "s");
@@ -257,7 +249,7 @@ std::vector<Finding> check_devices(Host& host) {
     }
     if (!denied.empty()) {
       std::vector<std::string> evidence;
-      add_capped(evidence, denied);
+      add_capped_evidence(evidence, denied);
       evidence.push_back(
           fmt::format("{}: nvidia-container-cli.user = \"{}\"", host.config().path, user));
       if (auto params = host.read("/proc/driver/nvidia/params")) {

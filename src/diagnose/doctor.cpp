@@ -19,6 +19,7 @@ Check check_of(std::string_view family) {
   if (family == "devices") return check_devices;
   if (family == "config") return check_config;
   if (family == "engines") return check_engines;
+  if (family == "binaries") return check_binaries;
   if (family == "cdi") return check_cdi;
   if (family == "cgroups") return check_cgroups;
   if (family == "ipc") return check_ipc;

@@ -17,7 +17,6 @@ namespace nvct::diagnose {
 namespace {
 
 constexpr std::size_t kMaxLdcacheSize = 64u << 20;
-constexpr std::size_t kMaxEvidence = 8;
 
 struct CachedLibrary {
   std::string soname;
@@ -77,13 +76,6 @@ std::vector<std::string> uncached_libraries(const driver::DriverRoot& root,
     }
   }
   return out;
-}
-
-void add_capped(std::vector<std::string>& evidence, const std::vector<std::string>& lines) {
-  for (std::size_t i = 0; i < lines.size() && i < kMaxEvidence; ++i) evidence.push_back(lines[i]);
-  if (lines.size() > kMaxEvidence) {
-    evidence.push_back(fmt::format("… and {} more", lines.size() - kMaxEvidence));
-  }
 }
 
 // Why NVML may not be started, or "" when it may.
@@ -223,7 +215,7 @@ std::vector<Finding> check_driver(Host& host) {
     if (!stale.empty()) {
       std::vector<std::string> evidence;
       for (auto& path : stale) path += fmt::format(": not in {}", ldcache_path);
-      add_capped(evidence, stale);
+      add_capped_evidence(evidence, stale);
       out.push_back({"driver.ldcache-stale", Severity::kWarn,
                      fmt::format("{} driver {} librar{} missing from ld.so.cache", stale.size(),
                                  proc.driver_version, stale.size() == 1 ? "y" : "ies"),

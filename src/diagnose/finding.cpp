@@ -8,10 +8,9 @@
 namespace nvct::diagnose {
 namespace {
 
-// §3 order. A family is listed here once its checks exist in src/diagnose/<family>.cpp.
-// Not yet here: binaries.
-constexpr std::array<std::string_view, 9> kFamilies = {
-    "driver", "devices", "config", "engines", "cdi", "cgroups", "ipc", "mig", "imex"};
+// §3 order; each family's checks are in src/diagnose/<family>.cpp.
+constexpr std::array<std::string_view, 10> kFamilies = {
+    "driver", "devices", "config", "engines", "binaries", "cdi", "cgroups", "ipc", "mig", "imex"};
 
 }  // namespace
 
@@ -45,6 +44,13 @@ std::span<const std::string_view> family_names() { return kFamilies; }
 
 bool is_family(std::string_view name) {
   return std::find(kFamilies.begin(), kFamilies.end(), name) != kFamilies.end();
+}
+
+void add_capped_evidence(std::vector<std::string>& evidence, const std::vector<std::string>& lines) {
+  for (std::size_t i = 0; i < lines.size() && i < kMaxEvidence; ++i) evidence.push_back(lines[i]);
+  if (lines.size() > kMaxEvidence) {
+    evidence.push_back(fmt::format("… and {} more", lines.size() - kMaxEvidence));
+  }
 }
 
 void add_ok_unless_worse(std::vector<Finding>& findings, std::string_view family, std::string title,

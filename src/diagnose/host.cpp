@@ -143,6 +143,11 @@ std::string Host::driver_root_display() {
   return configured.empty() ? "/" : configured;
 }
 
+bool is_dir(const Host& host, std::string_view rel) {
+  auto st = host.stat(rel);
+  return st && S_ISDIR(st->st_mode);
+}
+
 std::string find_on_path(const Host& host, std::string_view name) {
   for (const auto& dir : strings::split(kDefaultPath, ':')) {
     std::string path = dir + "/" + std::string(name);

@@ -16,13 +16,6 @@
 namespace nvct::diagnose {
 namespace {
 
-constexpr std::size_t kMaxEvidence = 8;
-
-bool is_dir(Host& host, const std::string& path) {
-  auto st = host.stat(path);
-  return st && S_ISDIR(st->st_mode);
-}
-
 // "<cap node>: absent (<access file>)" when the node for an access file is missing or wrong.
 void check_cap(Host& host, unsigned caps_major, const std::string& access,
                std::vector<std::string>& missing) {
@@ -85,12 +78,7 @@ std::vector<Finding> check_mig(Host& host) {
   // mig.caps-missing
   if (!missing.empty()) {
     std::vector<std::string> evidence;
-    for (std::size_t i = 0; i < missing.size() && i < kMaxEvidence; ++i) {
-      evidence.push_back(missing[i]);
-    }
-    if (missing.size() > kMaxEvidence) {
-      evidence.push_back(fmt::format("… and {} more", missing.size() - kMaxEvidence));
-    }
+    add_capped_evidence(evidence, missing);
     out.push_back({"mig.caps-missing", Severity::kError,
                    fmt::format("{} MIG capability node{} missing: MIG devices cannot be given to "
                                "containers",

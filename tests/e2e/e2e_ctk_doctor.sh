@@ -26,11 +26,14 @@ for node in "$ROOT"/dev/nvidia*; do
 done
 mkdir -p "$ROOT/proc/self"
 echo "25 1 0:23 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw" >"$ROOT/proc/self/mountinfo"
+# The toolkit's programs: the ones this build made (each carries nvct's version note).
 mkdir -p "$ROOT/usr/bin"
-for bin in nvidia-container-runtime nvidia-container-runtime-hook; do
-  printf '#!/bin/sh\n' >"$ROOT/usr/bin/$bin"
-  chmod 0755 "$ROOT/usr/bin/$bin"
+for bin in nvidia-container-runtime nvidia-container-runtime-hook nvidia-ctk nvidia-cdi-hook \
+  nvidia-container-cli; do
+  cp "$(nvct_bin "$bin")" "$ROOT/usr/bin/$bin"
 done
+ln -s nvidia-container-runtime-hook "$ROOT/usr/bin/nvidia-container-toolkit"
+VERSION="$("$CTK" --version | sed -n 's/^NVIDIA Container Toolkit CLI version //p')"
 printf '#!/bin/sh\n' >"$ROOT/sbin/ldconfig"
 chmod 0755 "$ROOT/sbin/ldconfig"
 cat >"$ROOT/etc/nvidia-container-runtime/config.toml" <<'TOML'
@@ -95,6 +98,8 @@ check_eq "healthy: no error or warning" "" "$(problems "$OUT")"
 check_contains "healthy: 8 GPUs and NVML (mock) seen" "NVIDIA driver 550.54.14 loaded, 8 GPUs, NVML loads" "$OUT"
 check_contains "healthy: summary line" "0 errors, 0 warnings" "$OUT"
 check_contains "healthy: cgroup v2 from mountinfo" "cgroups.version              cgroup v2" "$OUT"
+check_contains "healthy: the five programs, one nvct version, read from their notes" \
+  "binaries.ok                  5 toolkit programs installed, nvct $VERSION" "$OUT"
 check_eq "healthy: nothing on stderr" "" "$ERR"
 HEALTHY_TEXT="$(no_timing <<<"$OUT")"
 echo "$OUT" >"$E2E_TMP/healthy.txt"
@@ -156,7 +161,7 @@ run_doctor --bogus-flag
 check_eq "unknown flag: exit 2" 2 "$RC"
 run_doctor --root "$ROOT" --only gpus
 check_eq "unknown family: exit 2" 2 "$RC"
-check_contains "unknown family: lists the valid ones" "valid families: driver, devices, config, engines, cdi, cgroups, ipc, mig, imex" "$ERR"
+check_contains "unknown family: lists the valid ones" "valid families: driver, devices, config, engines, binaries, cdi, cgroups, ipc, mig, imex" "$ERR"
 
 # --- MIG: the mig topology (GPU 0 with MIG on and two instances) --------------------------------
 MIGROOT="$E2E_TMP/mig"

@@ -52,7 +52,8 @@ out="$(timeout 90 docker run --rm --runtime=nvidia --network none -e NVIDIA_VISI
 rc=$?
 set -e
 check "failing create (mode = bogus): docker run fails" test "$rc" -ne 0
-check_contains "failing create: docker shows the shim's error text" 'OCI runtime create failed: invalid mode "bogus"' "$out"
+check_contains "failing create: docker shows the shim's error text, with the file that set the mode" \
+  "OCI runtime create failed: nvidia-container-runtime.mode in $CFG: invalid mode \"bogus\"" "$out"
 echo "# docker said: $out"
 
 e2e_finish

@@ -14,6 +14,7 @@ std::vector<Finding> check_driver(Host& host);
 std::vector<Finding> check_devices(Host& host);
 std::vector<Finding> check_config(Host& host);
 std::vector<Finding> check_engines(Host& host);
+std::vector<Finding> check_binaries(Host& host);
 std::vector<Finding> check_cdi(Host& host);
 std::vector<Finding> check_cgroups(Host& host);
 std::vector<Finding> check_ipc(Host& host);

@@ -35,6 +35,10 @@ bool is_family(std::string_view name);
 
 // Appends `<family>.ok` with `title` unless `findings` holds an error or a warning: every family
 // shows what was checked (§1).
+// Appends lines to a finding's evidence, at most kMaxEvidence of them and then "… and N more".
+inline constexpr std::size_t kMaxEvidence = 8;
+void add_capped_evidence(std::vector<std::string>& evidence, const std::vector<std::string>& lines);
+
 void add_ok_unless_worse(std::vector<Finding>& findings, std::string_view family, std::string title,
                          std::vector<std::string> evidence = {});
 

@@ -100,6 +100,9 @@ class Host {
 inline constexpr std::string_view kDefaultPath =
     "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
+// Whether a root-relative path is a directory (links followed inside the root).
+bool is_dir(const Host& host, std::string_view rel);
+
 // The first root-relative path of `name` on kDefaultPath that is a regular file, or "".
 std::string find_on_path(const Host& host, std::string_view name);
 

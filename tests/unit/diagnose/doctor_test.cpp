@@ -25,7 +25,7 @@ TEST_F(Doctor, FamiliesInSpecOrderEachEndingWithOk) {
   std::vector<std::string> ids;
   for (const auto& f : r.findings) ids.push_back(f.id);
   EXPECT_EQ(ids, (Ids{"driver.cuda-version", "driver.ok", "devices.ok", "config.mode", "config.ok",
-                      "engines.ok", "cdi.ok", "cgroups.version", "cgroups.ok", "ipc.ok", "mig.ok",
+                      "engines.ok", "binaries.ok", "cdi.ok", "cgroups.version", "cgroups.ok", "ipc.ok", "mig.ok",
                       "imex.ok"}));
 }
 

@@ -19,8 +19,9 @@ TEST(Finding, FamilyIsTheIdUpToTheFirstDot) {
 
 TEST(Finding, FamiliesInSpecOrder) {
   std::vector<std::string_view> names(family_names().begin(), family_names().end());
-  EXPECT_EQ(names, (std::vector<std::string_view>{"driver", "devices", "config", "engines", "cdi",
-                                                  "cgroups", "ipc", "mig", "imex"}));
+  EXPECT_EQ(names, (std::vector<std::string_view>{"driver", "devices", "config", "engines",
+                                                  "binaries", "cdi", "cgroups", "ipc", "mig",
+                                                  "imex"}));
   EXPECT_TRUE(is_family("devices"));
   EXPECT_FALSE(is_family("gpu"));
 }

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "../base/elf_note_writer.hpp"
 #include "../driver/ldcache_writer.hpp"
 #include "nvct/diagnose/doctor.hpp"
 #include "nvct/driver/ldcache.hpp"
@@ -28,6 +29,8 @@ namespace nvct::diagnose::testing {
 
 inline constexpr const char* kVersion = "550.54.14";
 inline constexpr const char* kLibDir = "/usr/lib/x86_64-linux-gnu";
+// The version note of the mock host's toolkit programs.
+inline constexpr const char* kToolkitVersion = "1.20.0+nvct-mock";
 
 class MockHost {
  public:
@@ -61,8 +64,12 @@ class MockHost {
          "25 1 0:23 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 "
          "rw,nsdelegate\n");
     file("/run/nvidia-persistenced/socket", "");
-    file("/usr/bin/nvidia-container-runtime", "", 0755);
-    file("/usr/bin/nvidia-container-runtime-hook", "", 0755);
+    for (const char* program : {"nvidia-container-runtime", "nvidia-container-runtime-hook",
+                                "nvidia-ctk", "nvidia-cdi-hook", "nvidia-container-cli"}) {
+      file(fmt::format("/usr/bin/{}", program), nvct::testing::nvct_program(kToolkitVersion),
+           0755);
+    }
+    symlink("nvidia-container-runtime-hook", "/usr/bin/nvidia-container-toolkit");
     file("/etc/cdi/nvidia.yaml", cdi_spec());
     symlink("/etc/systemd/system/nvidia-cdi-refresh.path",
             "/etc/systemd/system/multi-user.target.wants/nvidia-cdi-refresh.path");
