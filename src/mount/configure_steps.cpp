@@ -110,6 +110,7 @@ request::RequirementFacts requirement_facts(const driver::DriverInfo& info,
     request::DeviceFacts d;
     if (!info.gpus[i].arch.empty()) d.arch = info.gpus[i].arch;
     if (!info.gpus[i].brand.empty()) d.brand = info.gpus[i].brand;
+    if (!info.gpus[i].model.empty()) d.model = info.gpus[i].model;
     f.devices.push_back(std::move(d));
   }
   return f;

@@ -157,7 +157,72 @@ std::string unsatisfied_message(const std::string& first_term) {
   return message;
 }
 
+std::string fact_of(const std::string& key, const Context& ctx) {
+  if (key == "cuda" && ctx.facts.cuda_version)
+    return fmt::format("the driver supports CUDA {}", *ctx.facts.cuda_version);
+  if (key == "driver" && ctx.facts.driver_version)
+    return fmt::format("the driver is {}", *ctx.facts.driver_version);
+  std::string gpu = "the GPU";
+  if (ctx.device && ctx.device->model) gpu = "the " + *ctx.device->model;
+  if (key == "arch" && ctx.device && ctx.device->arch)
+    return fmt::format("{} has compute capability {}", gpu, *ctx.device->arch);
+  if (key == "brand" && ctx.device && ctx.device->brand)
+    return fmt::format("{} is brand {}", gpu, *ctx.device->brand);
+  return "unknown";
+}
+
+// The first factor of `term` that fails, with the fact it was compared with.
+std::optional<std::string> failing_factor(const std::string& term, const Context& ctx,
+                                          std::optional<std::string>* failed_cuda) {
+  for (const auto& factor : strings::split(term, ',')) {
+    if (factor.empty()) continue;
+    auto pass = eval_factor(factor, ctx);
+    if (!pass || *pass) continue;
+    auto op = factor.find_first_of(kOperatorChars);
+    std::string key = strings::to_lower(factor.substr(0, op));
+    if (failed_cuda && key == "cuda" && factor.compare(op, 1, ">") == 0) {
+      auto value = factor.substr(factor.find_first_not_of(kOperatorChars, op));
+      *failed_cuda = value;
+    }
+    return fmt::format("{} ({})", factor, fact_of(key, ctx));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+UnsatisfiedDetail unsatisfied_detail(std::string_view expression, const RequirementFacts& facts,
+                                     UnknownKey unknown) {
+  UnsatisfiedDetail out;
+  const std::vector<std::string> terms = terms_of(expression);
+  if (terms.empty()) return out;
+  auto describe = [&](const DeviceFacts* device) -> bool {
+    Context ctx{facts, device, unknown};
+    auto evaluated = eval_terms(terms, ctx);
+    if (!evaluated || *evaluated) return false;
+    std::vector<std::string> parts;
+    for (std::size_t i = 0; i < terms.size(); ++i) {
+      if (auto f = failing_factor(terms[i], ctx, i == 0 ? &out.failed_cuda : nullptr))
+        parts.push_back(*f);
+    }
+    out.text = strings::join(parts, "; ");
+    return true;
+  };
+  if (facts.devices.empty()) {
+    describe(nullptr);
+    return out;
+  }
+  for (const auto& device : facts.devices)
+    if (describe(&device)) break;
+  return out;
+}
+
+std::optional<std::string> first_failing(const std::vector<std::string>& expressions,
+                                         const RequirementFacts& facts, UnknownKey unknown) {
+  for (const auto& expression : expressions)
+    if (!check_requirement(expression, facts, unknown)) return expression;
+  return std::nullopt;
+}
 
 Result<int> compare_versions(std::string_view a, std::string_view b) {
   if (!only_digits_and_dots(a) || !only_digits_and_dots(b)) {

@@ -63,7 +63,10 @@ std::vector<std::string> requests_from_annotations(
     const std::vector<std::pair<std::string, std::string>>& sorted_annotations,
     const std::vector<std::string>& prefixes) {
   std::vector<std::string> out;
-  for (const auto& [key, value] : sorted_annotations) {
+  for (const auto& annotation : sorted_annotations) {
+    // Not a structured binding: clang 14 (the fuzz preset) cannot capture one in a lambda.
+    const std::string& key = annotation.first;
+    const std::string& value = annotation.second;
     bool matches = std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) {
       return !p.empty() && strings::starts_with(key, p);
     });

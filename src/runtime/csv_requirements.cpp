@@ -6,6 +6,7 @@
 
 #include "nvct/base/log.hpp"
 #include "nvct/base/strings.hpp"
+#include "nvct/compat/requirement_explain.hpp"
 #include "nvct/request/requirement_expr.hpp"
 #include "nvct/request/requirements.hpp"
 
@@ -48,7 +49,7 @@ Status check_csv_requirements(const request::Request& request, const config::Con
   if (cuda) {
     facts.cuda_version = driver::cuda_version_string(cuda->driver_version);
     if (cuda->device0_arch)
-      facts.devices.push_back({cuda->device0_arch, std::nullopt});
+      facts.devices.push_back({cuda->device0_arch, std::nullopt, std::nullopt});
     else
       arch_missing = cuda->arch_error.empty() ? "no compute capability reported" : cuda->arch_error;
     log::info("CUDA driver version {} (libcuda), device 0 compute capability {}",
@@ -71,7 +72,8 @@ Status check_csv_requirements(const request::Request& request, const config::Con
                                       expression, arch_missing));
   }
   log::debug("checking requirements [{}]", strings::join(expressions, "; "));
-  return request::check_requirements(expressions, facts, request::UnknownKey::kIgnore);
+  return compat::check_requirements_explained(expressions, facts, {},
+                                              request::UnknownKey::kIgnore);
 }
 
 }  // namespace nvct::runtime

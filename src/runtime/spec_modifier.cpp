@@ -9,6 +9,7 @@
 #include "nvct/oci/spec_document.hpp"
 #include "nvct/runtime/cdi_mode.hpp"
 #include "nvct/runtime/cdi_mode_auto.hpp"
+#include "nvct/runtime/cdi_requirements.hpp"
 #include "nvct/runtime/csv_mode.hpp"
 #include "nvct/runtime/device_rules.hpp"
 #include "nvct/runtime/gated_modes.hpp"
@@ -55,6 +56,9 @@ Result<BundleOutcome> modify_bundle(const std::string& bundle, const config::Con
                                              path_env ? path_env : ""),
                               "modify " + doc.path()));
   } else {
+    // Requirements hold in every mode (issue 17): checked before anything is injected.
+    if (mode == Mode::kCdi || mode == Mode::kJitCdi)
+      NVCT_TRY(check_cdi_requirements(doc.rootfs_path().value_or(""), req, cfg));
     NVCT_ASSIGN_OR_RETURN(
         changed, with_context(apply_cdi_mode(doc.json(), mode, req, cfg), "modify " + doc.path()));
   }

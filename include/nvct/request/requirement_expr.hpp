@@ -15,6 +15,7 @@ namespace nvct::request {
 struct DeviceFacts {
   std::optional<std::string> arch;   // compute capability "M.m"; nullopt: satisfied
   std::optional<std::string> brand;  // "Tesla", "GeForce", ...; nullopt: satisfied
+  std::optional<std::string> model;  // "NVIDIA A100-SXM4-80GB": for messages only, never checked
 };
 
 // What requirements are checked against; fed by the hook or the CLI from NVML or a mock.
@@ -47,5 +48,23 @@ Status check_requirement(std::string_view expression, const RequirementFacts& fa
 // Every expression must pass (one --require each); the first failure is returned.
 Status check_requirements(const std::vector<std::string>& expressions,
                           const RequirementFacts& facts, UnknownKey unknown = UnknownKey::kInvalid);
+
+// Why an expression is unsatisfied, for the line nvct adds after the reference's error: the
+// first failing factor of each space term with the fact it was compared with, e.g.
+//   "cuda>=99.0 (the driver supports CUDA 12.4)"
+//   "arch<9.0 (GPU 0 has compute capability 9.0); brand=tesla (GPU 0 is brand Nvidia)"
+// failed_cuda is set to X when the first term's first failing factor is cuda>=X (or cuda>X).
+// Empty when the expression passes or is invalid.
+struct UnsatisfiedDetail {
+  std::string text;
+  std::optional<std::string> failed_cuda;
+};
+UnsatisfiedDetail unsatisfied_detail(std::string_view expression, const RequirementFacts& facts,
+                                     UnknownKey unknown = UnknownKey::kInvalid);
+
+// The expression among `expressions` that check_requirements reports, or nullopt when all pass.
+std::optional<std::string> first_failing(const std::vector<std::string>& expressions,
+                                         const RequirementFacts& facts,
+                                         UnknownKey unknown = UnknownKey::kInvalid);
 
 }  // namespace nvct::request

@@ -9,6 +9,7 @@
 
 #include "cdi_command.hpp"
 #include "config_command.hpp"
+#include "cuda_command.hpp"
 #include "doctor_command.hpp"
 #include "empty_values.hpp"
 #include "global_options.hpp"
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
 
     add_cdi_command(app, options);
     add_config_command(app, options);
+    add_cuda_command(app, options);
     add_doctor_command(app, options);
     add_hook_command(app, options);
     add_info_command(app, options);
@@ -42,7 +44,8 @@ int main(int argc, char** argv) {
       int code = app.exit(e);  // prints help/version, or the parse error
       // Help and version exit 0; every error exits 1, as the reference does. doctor has no
       // reference: its flag errors exit 2, "could not run" (spec/doctor.md §2).
-      if (code != 0 && is_doctor_invocation(argc, argv)) return 2;
+      if (code != 0 && (is_doctor_invocation(argc, argv) || is_cuda_invocation(argc, argv)))
+        return 2;
       return code == 0 ? 0 : 1;
     }
     if (app.get_subcommands().empty()) std::cout << app.help();

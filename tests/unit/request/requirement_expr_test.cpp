@@ -15,8 +15,8 @@ constexpr const char* kHint =
 constexpr const char* kInvalid = "requirement error: invalid expression";
 
 // §10.6 set-up: driver 550.54.14, CUDA 12.4; GPU0 = Nvidia arch 9.0; GPU1 = Tesla arch 8.0.
-const DeviceFacts kGpu0{"9.0", "Nvidia"};
-const DeviceFacts kGpu1{"8.0", "Tesla"};
+const DeviceFacts kGpu0{"9.0", "Nvidia", std::nullopt};
+const DeviceFacts kGpu1{"8.0", "Tesla", std::nullopt};
 
 RequirementFacts facts(std::vector<DeviceFacts> devices) {
   return RequirementFacts{"12.4", "550.54.14", std::move(devices)};
@@ -117,7 +117,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<ExprRow>& p) { return std::string(p.param.name); });
 
 TEST(RequirementLanguage, NullVersionsAreSatisfied) {
-  RequirementFacts none{std::nullopt, std::nullopt, {DeviceFacts{std::nullopt, std::nullopt}}};
+  RequirementFacts none{std::nullopt, std::nullopt, {DeviceFacts{std::nullopt, std::nullopt, std::nullopt}}};
   EXPECT_TRUE(check_requirement("cuda>=99 driver>=999", none));
   EXPECT_TRUE(check_requirement("cuda>=99,driver>=999,arch>=10,brand=geforce", none));
 }
@@ -148,7 +148,7 @@ TEST(RequirementLanguage, CsvModeIgnoresUnknownKeys) {
 
 TEST(RequirementLanguage, AndBindsTighterThanOr) {
   // cuda<13.6 || (cuda>=11.6 && arch=5.3)
-  RequirementFacts f{"14.0", "600", {DeviceFacts{"5.3", "Tesla"}}};
+  RequirementFacts f{"14.0", "600", {DeviceFacts{"5.3", "Tesla", std::nullopt}}};
   EXPECT_TRUE(check_requirement("cuda<13.6 cuda>=11.6,arch=5.3", f));
   f.devices[0].arch = "8.0";
   EXPECT_FALSE(check_requirement("cuda<13.6 cuda>=11.6,arch=5.3", f));
@@ -177,7 +177,7 @@ class BrandValues : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(BrandValues, CompareCaseInsensitivelyWithEqualAndNotEqual) {
   std::string brand = GetParam();
-  RequirementFacts f{"12.4", "550.54.14", {DeviceFacts{"8.0", brand}}};
+  RequirementFacts f{"12.4", "550.54.14", {DeviceFacts{"8.0", brand, std::nullopt}}};
   std::string lower;
   for (char c : brand) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   EXPECT_TRUE(check_requirement("brand=" + lower, f));
@@ -197,6 +197,32 @@ INSTANTIATE_TEST_SUITE_P(SpecTable, BrandValues,
                                            "VApps", "VPC", "VCS", "VWS", "CloudGaming", "QuadroRTX",
                                            "NvidiaRTX", "Nvidia", "GeForceRTX", "TitanRTX",
                                            "Unknown"));
+
+}  // namespace
+}  // namespace nvct::request
+
+namespace nvct::request {
+namespace {
+
+TEST(UnsatisfiedDetail, NamesTheFailingFactorAndTheFact) {
+  RequirementFacts f{"12.4", "550.54.14", {DeviceFacts{"9.0", "Nvidia", "NVIDIA H100"}}};
+  auto d = unsatisfied_detail("cuda>=99.0", f);
+  EXPECT_EQ(d.text, "cuda>=99.0 (the driver supports CUDA 12.4)");
+  EXPECT_EQ(d.failed_cuda, "99.0");
+  d = unsatisfied_detail("arch<9.0 brand=tesla,driver>=470", f);
+  EXPECT_EQ(d.text,
+            "arch<9.0 (the NVIDIA H100 has compute capability 9.0); brand=tesla (the NVIDIA H100 "
+            "is brand Nvidia)");
+  EXPECT_FALSE(d.failed_cuda);
+  EXPECT_TRUE(unsatisfied_detail("cuda>=12.0", f).text.empty());
+  EXPECT_TRUE(unsatisfied_detail("cuda==12", f).text.empty());
+}
+
+TEST(UnsatisfiedDetail, FirstFailingExpression) {
+  RequirementFacts f{"12.4", "550.54.14", {}};
+  EXPECT_EQ(first_failing({"cuda>=12.0", "driver>=600", "cuda>=99"}, f), "driver>=600");
+  EXPECT_FALSE(first_failing({"cuda>=12.0"}, f));
+}
 
 }  // namespace
 }  // namespace nvct::request

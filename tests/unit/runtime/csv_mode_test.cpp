@@ -314,9 +314,12 @@ TEST_F(CsvHost, RequirementUnsatisfiedFailsWithTheEvaluatorsMessage) {
   json spec = oci_spec({"NVIDIA_VISIBLE_DEVICES=all", "NVIDIA_REQUIRE_CUDA=cuda>=99.0"});
   auto r = apply(spec);
   ASSERT_FALSE(r);
+  // The reference's line, then nvct's reason (issue 17).
   EXPECT_EQ(r.error().message(),
             "requirement error: unsatisfied condition: cuda>=99.0, please update your driver to "
-            "a newer version, or use an earlier cuda container");
+            "a newer version, or use an earlier cuda container\nnvct: this image needs CUDA "
+            "99.0; this host has a driver with CUDA 12.4 and the image has no forward-compat "
+            "package");
   EXPECT_TRUE(device_paths(spec).empty());
 }
 
@@ -339,7 +342,9 @@ TEST_F(CsvHost, ArchRequirementUsesDeviceZero) {
   json bad = oci_spec({"NVIDIA_VISIBLE_DEVICES=all", "NVIDIA_REQUIRE_ARCH=arch=9.0"});
   auto r = apply(bad);
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().message(), "requirement error: unsatisfied condition: arch=9.0");
+  EXPECT_EQ(r.error().message(),
+            "requirement error: unsatisfied condition: arch=9.0\nnvct: \"arch=9.0\" is not met: "
+            "arch=9.0 (the GPU has compute capability 8.7)");
 }
 
 }  // namespace
