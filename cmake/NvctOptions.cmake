@@ -16,3 +16,8 @@ if(NVCT_SANITIZE)
                                                 -fno-sanitize-recover=undefined)
   target_link_options(nvct_options INTERFACE -fsanitize=address,undefined)
 endif()
+# The fuzz preset: coverage instrumentation for libFuzzer in every library (the harnesses link
+# with -fsanitize=fuzzer, tests/fuzz/CMakeLists.txt). clang only.
+if(NVCT_FUZZ)
+  target_compile_options(nvct_options INTERFACE -fsanitize=fuzzer-no-link)
+endif()

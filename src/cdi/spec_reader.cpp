@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "nvct/base/file.hpp"
+#include "nvct/base/input_checks.hpp"
 #include "nvct/cdi/spec_io.hpp"
 #include "nvct/cdi/validate.hpp"
 
@@ -263,6 +264,8 @@ Result<Spec> decode_spec(const YAML::Node& root) {
 
 Result<Spec> parse_spec(std::string_view text, std::string_view name) {
   auto decode = [&]() -> Result<Spec> {
+    // yaml-cpp recurses per nesting level: 100 000 nested flow sequences overflow the stack.
+    NVCT_TRY(check_untrusted_text(text, TextSyntax::kYaml, "malformed YAML/JSON"));
     try {
       YAML::Node root = YAML::Load(std::string(text));
       return decode_spec(root);

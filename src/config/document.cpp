@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "nvct/base/input_checks.hpp"
 #include "nvct/config/load.hpp"
 #include "toml_tree.hpp"
 
@@ -64,6 +65,8 @@ Document::~Document() = default;
 
 Result<Document> Document::parse(std::string_view toml) {
   auto impl = std::make_unique<Impl>();
+  // NUL bytes, invalid UTF-8 and deep nesting are refused before toml++ sees them (issue 18).
+  NVCT_TRY(check_untrusted_text(toml, TextSyntax::kToml, "parse TOML"));
   try {
     impl->table = toml::parse(toml);
   } catch (const toml::parse_error& e) {

@@ -3,7 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string>
+#include <unordered_set>
 #include <vector>
+
+#include "nvct/base/input_checks.hpp"
 
 namespace nvct::ctk {
 
@@ -12,11 +16,37 @@ Result<nlohmann::ordered_json> parse_json(std::string_view text, std::string_vie
   // to "fix" the file by rewriting it without one (security checklist #42).
   if (text.substr(0, 3) == "\xEF\xBB\xBF")
     return fail(EINVAL, fmt::format("{}: byte-order mark is not allowed in JSON", origin));
+  // A NUL byte, invalid UTF-8 or 100 000 nested arrays (a stack overflow in the parser or in
+  // the writer's recursion) are refused before parsing (issue 18).
+  NVCT_TRY(check_untrusted_text(text, TextSyntax::kJson, origin));
+  // A duplicate key is refused: nlohmann keeps one value and dockerd (Go) the last, and the
+  // rewrite would silently drop the other (issue 18).
+  std::vector<std::unordered_set<std::string>> keys;
+  std::string duplicate;
+  auto callback = [&](int, nlohmann::ordered_json::parse_event_t event,
+                      nlohmann::ordered_json& parsed) {
+    using Event = nlohmann::ordered_json::parse_event_t;
+    if (event == Event::object_start) {
+      keys.emplace_back();
+    } else if (event == Event::object_end) {
+      if (!keys.empty()) keys.pop_back();
+    } else if (event == Event::key && !keys.empty() && parsed.is_string()) {
+      if (!keys.back().insert(parsed.get<std::string>()).second && duplicate.empty())
+        duplicate = parsed.get<std::string>();
+    }
+    return true;
+  };
+  nlohmann::ordered_json doc;
   try {
-    return nlohmann::ordered_json::parse(text, nullptr, true, false);
+    doc = nlohmann::ordered_json::parse(text, callback, true, false);
   } catch (const nlohmann::json::exception& e) {
     return fail(EINVAL, fmt::format("{}: invalid JSON: {}", origin, e.what()));
   }
+  if (!duplicate.empty())
+    return fail(EINVAL, fmt::format("{}: duplicate key \"{}\" in one object; keep one of them "
+                                    "(nothing was written)",
+                                    origin, duplicate));
+  return doc;
 }
 
 namespace {

@@ -123,14 +123,15 @@ HostFileLock::~HostFileLock() {
 }
 
 Result<HostFileContent> read_host_file(const std::string& path) {
-  unique_fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-  if (!fd) {
-    if (errno == ENOENT) return HostFileContent{};
-    return fail_errno(fmt::format("open {}", path));
+  // Never blocks: a FIFO given as daemon.json or the containerd config hung the open (issue 18).
+  auto opened = open_regular_file(AT_FDCWD, path, kDefaultMaxFileSize, O_NOFOLLOW);
+  if (!opened) {
+    if (opened.error().code() == ENOENT) return HostFileContent{};
+    return tl::unexpected(std::move(opened).error());
   }
+  unique_fd fd = std::move(*opened);
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return fail_errno(fmt::format("stat {}", path));
-  if (!S_ISREG(st.st_mode)) return fail(EISDIR, fmt::format("{} is not a regular file", path));
   NVCT_ASSIGN_OR_RETURN(auto text, with_context(read_fd(fd.get()), fmt::format("read {}", path)));
   return HostFileContent{std::move(text), stamp_of(st)};
 }

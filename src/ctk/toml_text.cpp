@@ -1,5 +1,6 @@
 #include "nvct/ctk/toml_text.hpp"
 
+#include "nvct/base/input_checks.hpp"
 #include "nvct/base/toml_text.hpp"
 
 #include <fmt/format.h>
@@ -12,6 +13,7 @@
 namespace nvct::ctk {
 
 Result<toml::table> parse_toml(std::string_view text, std::string_view origin) {
+  NVCT_TRY(check_untrusted_text(text, TextSyntax::kToml, origin));
   try {
     return toml::parse(text, origin);
   } catch (const toml::parse_error& e) {

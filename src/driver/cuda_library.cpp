@@ -5,6 +5,7 @@
 
 #include <optional>
 
+#include "nvct/base/file.hpp"
 #include "nvct/driver/nvml_process.hpp"
 
 namespace nvct::driver {
@@ -54,6 +55,8 @@ std::optional<std::string> device0_arch(const Library& lib, std::string& why) {
 }  // namespace
 
 Result<CudaDriverFacts> query_cuda_library(const std::string& path) {
+  // dlopen of a FIFO planted as the library would block forever (issue 18).
+  NVCT_TRY(with_context(check_regular_path(path), "load library failed"));
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char* e = ::dlerror();

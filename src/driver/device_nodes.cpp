@@ -69,7 +69,10 @@ std::vector<unsigned> gpu_minors_from_procfs(const DriverRoot& root) {
   if (!dirs) return minors;
   for (const auto& d : *dirs) {
     auto text = root.read(fmt::format("{}/{}/information", kProcGpus, d), 64 * 1024);
-    if (!text) continue;
+    if (!text) {
+      log::warn("skipping GPU {}: {}", d, text.error().message());  // issue 18: say why
+      continue;
+    }
     if (auto info = parse_proc_gpu_information(*text)) minors.push_back(info->minor);
   }
   return minors;

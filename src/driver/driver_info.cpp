@@ -173,7 +173,13 @@ Result<DriverContext> initialize_driver(const DiscoverOptions& o, const NvmlQuer
   // Better than the reference: a driver whose NVML cannot be used is still described from procfs.
   auto proc = nvml_facts_from_procfs(root);
   if (!proc) return tl::unexpected(facts.error());
-  log::warn("{}; using /proc/driver/nvidia instead of NVML", facts.error().message());
+  const std::string& why = facts.error().message();
+  log::warn("{}; using /proc/driver/nvidia instead of NVML{}", why,
+            why.find("mismatch") != std::string::npos
+                ? " (the driver's libraries and the loaded kernel module are different versions, "
+                  "usually a driver upgrade without a reboot: reboot, or reload the nvidia kernel "
+                  "modules; nvidia-ctk doctor shows both versions)"
+                : " (nvidia-smi shows the same failure; nvidia-ctk doctor checks the driver)");
   ctx.nvml = std::move(*proc);
   ctx.nvml_fallback = true;
   return ctx;
@@ -187,7 +193,10 @@ Result<DriverInfo> discover_driver(const DriverContext& ctx, const DiscoverOptio
   info.nvrm_version = ctx.nvml.driver_version;
   info.cuda_version = ctx.nvml.cuda_version;
   info.nvml_fallback = ctx.nvml_fallback;
-  if (auto text = read_proc_devices(root)) info.char_majors = parse_proc_devices(*text);
+  if (auto text = read_proc_devices(root))
+    info.char_majors = parse_proc_devices(*text);
+  else  // issue 18: a FIFO or device planted there is named, not silently ignored
+    log::warn("{}", text.error().message());
   if (info.char_majors.count("nvidia-caps"))
     info.caps_style = CapsStyle::kDev;
   else if (root.exists(kProcCapabilities))

@@ -111,25 +111,57 @@ Result<std::string> DriverRoot::resolve(std::string_view path) const {
 Result<unique_fd> DriverRoot::open_file(std::string_view path, int flags) const {
   flags |= O_CLOEXEC;
   std::string rel = normalize_path(path);
-  if (!openat2_disabled_) {
-    struct open_how how {};
-    how.flags = static_cast<std::uint64_t>(flags);
-    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-    std::string p = "." + rel;
-    long fd = ::syscall(SYS_openat2, this->fd(), p.c_str(), &how, sizeof how);
-    if (fd >= 0) return unique_fd(static_cast<int>(fd));
-    if (errno != ENOSYS && errno != EPERM && errno != E2BIG)
-      return fail_errno(fmt::format("open {} in {}", rel, path_));
+  auto open_resolved = [&](int how_flags) -> Result<unique_fd> {
+    if (!openat2_disabled_) {
+      struct open_how how {};
+      how.flags = static_cast<std::uint64_t>(how_flags);
+      how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+      std::string p = "." + rel;
+      long fd = ::syscall(SYS_openat2, this->fd(), p.c_str(), &how, sizeof how);
+      if (fd >= 0) return unique_fd(static_cast<int>(fd));
+      if (errno != ENOSYS && errno != EPERM && errno != E2BIG)
+        return fail_errno(fmt::format("open {} in {}", rel, path_));
+    }
+    NVCT_ASSIGN_OR_RETURN(std::string resolved, resolve(rel));
+    std::string p = "." + resolved;
+    unique_fd fd(::openat(this->fd(), p.c_str(), how_flags | O_NOFOLLOW));
+    if (!fd) return fail_errno(fmt::format("open {} in {}", rel, path_));
+    return fd;
+  };
+  // A plain read must not block or run a device's open(): a FIFO planted as libcuda.so.1,
+  // ld.so.cache or a procfs `information` file hung every reader (issue 18). The type is
+  // checked through an O_PATH fd first; the real open is non-blocking and must reach the same
+  // inode.
+  const bool plain_read = (flags & O_ACCMODE) == O_RDONLY && (flags & (O_PATH | O_DIRECTORY)) == 0;
+  if (!plain_read) return open_resolved(flags);
+  auto regular = [&](int fd, struct stat& st) -> Status {
+    if (::fstat(fd, &st) != 0) return fail_errno(fmt::format("stat {} in {}", rel, path_));
+    if (S_ISREG(st.st_mode)) return ok();
+    return fail(EINVAL, fmt::format("open {} in {}: {} is a {}, not a regular file: replace it "
+                                    "with the driver's file",
+                                    rel, path_, host_path(rel), file_type_name(st.st_mode)));
+  };
+  struct stat before {};
+  struct stat after {};
+  {
+    NVCT_ASSIGN_OR_RETURN(unique_fd probe, open_resolved(O_PATH | O_CLOEXEC));
+    NVCT_TRY(regular(probe.get(), before));
   }
-  NVCT_ASSIGN_OR_RETURN(std::string resolved, resolve(rel));
-  std::string p = "." + resolved;
-  unique_fd fd(::openat(this->fd(), p.c_str(), flags | O_NOFOLLOW));
-  if (!fd) return fail_errno(fmt::format("open {} in {}", rel, path_));
+  NVCT_ASSIGN_OR_RETURN(unique_fd fd, open_resolved(flags | O_NONBLOCK | O_NOCTTY));
+  NVCT_TRY(regular(fd.get(), after));
+  if (before.st_dev != after.st_dev || before.st_ino != after.st_ino)
+    return fail(EAGAIN, fmt::format("open {} in {}: replaced while it was being opened; try again",
+                                    rel, path_));
   return fd;
 }
 
 Result<std::string> DriverRoot::read(std::string_view path, std::size_t max_size) const {
   NVCT_ASSIGN_OR_RETURN(unique_fd fd, open_file(path, O_RDONLY));
+  // A huge (sparse) file fails at once; procfs files report 0 and read_fd caps them.
+  struct stat st {};
+  if (::fstat(fd.get(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) > max_size)
+    return fail(EFBIG, fmt::format("read {} in {}: {} bytes, larger than the {} bytes allowed",
+                                   path, path_, st.st_size, max_size));
   return with_context(read_fd(fd.get(), max_size), fmt::format("read {} in {}", path, path_));
 }
 

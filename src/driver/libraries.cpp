@@ -22,7 +22,11 @@ constexpr std::string_view kElfMagic =
 // The selector's "ELF file must open" check.
 bool is_elf_file(const DriverRoot& root, const std::string& path) {
   auto fd = root.open_file(path, O_RDONLY);
-  if (!fd) return false;
+  if (!fd) {
+    // A FIFO, device or socket planted as a library is skipped, and said so (issue 18).
+    log::warn("skipping {}: {}", path, fd.error().message());
+    return false;
+  }
   char magic[4];
   return ::pread(fd->get(), magic, sizeof magic, 0) == 4 && std::string_view(magic, 4) == kElfMagic;
 }

@@ -6,6 +6,8 @@
 #include <array>
 #include <cstring>
 
+#include "nvct/base/file.hpp"
+
 namespace nvct::driver {
 namespace {
 
@@ -118,6 +120,8 @@ class DlNvml final : public NvmlApi {
 }  // namespace
 
 Result<std::unique_ptr<NvmlApi>> open_nvml_library(const std::string& path) {
+  // dlopen of a FIFO planted as the library would block forever (issue 18).
+  NVCT_TRY(with_context(check_regular_path(path), "load library failed"));
   void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char* err = ::dlerror();

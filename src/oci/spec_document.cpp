@@ -168,7 +168,10 @@ Status SpecDocument::save() const {
     return fail(EINVAL, fmt::format("save OCI spec {}: {}", path(), e.what()));
   }
   text += '\n';
-  return with_context(write_file_atomic_at(dir_.get(), kSpecFileName, text),
+  // Not durable: runc reads the file at once, and after a crash the engine recreates the bundle
+  // (it never starts a container from a bundle left by a create that did not finish), so the two
+  // fsyncs only cost time (about 0.6 ms on a disk bundle, issue 19).
+  return with_context(write_file_atomic_at(dir_.get(), kSpecFileName, text, {.durable = false}),
                       fmt::format("save OCI spec {}", path()));
 }
 

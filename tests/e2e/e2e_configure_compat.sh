@@ -36,8 +36,9 @@ for mode in ldconfig mount; do
     "$CFG_ROOT/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.14" \
     "$(awk -v p="$CFG_ROOTFS/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.14" '$5 == p {print $4}' \
       "/proc/$CFG_PID/mountinfo")"
+  # (the rootfs's own bind mount, made as runc makes it, aside)
   check_eq "$mode: no mount has a source inside the rootfs" "" \
-    "$(awk -v r="$CFG_ROOTFS" 'index($4, r) == 1' "/proc/$CFG_PID/mountinfo")"
+    "$(awk -v r="$CFG_ROOTFS" 'index($4, r) == 1 && !($4 == r && $5 == r)' "/proc/$CFG_PID/mountinfo")"
   cfg_stop_container
 done
 

@@ -43,6 +43,7 @@ mount::ConfigureOptions configure_options(const config::Config& cfg,
 
   o.cuda_compat_mode = cuda_compat_mode(cfg);
   o.ldconfig = cfg.cli.ldconfig;
+  o.exec_ldconfig = cfg.cli.exec_ldconfig;
   o.no_cgroups = cfg.cli.no_cgroups;
   // "none" gives an empty list: a GPU container without GPUs gets no --device at all.
   if (!req.device_list.empty()) o.devices.push_back(req.device_list);

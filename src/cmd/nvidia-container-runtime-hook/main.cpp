@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "container_root.hpp"
 #include "hook_args.hpp"
 #include "hook_logging.hpp"
 #include "hook_mode.hpp"
@@ -82,9 +83,14 @@ int run(int argc, char** argv) {
         "nvidia-container-runtime-hook: read OCI state from stdin: {}", state.error().message()));
     return 1;
   }
-  hook::PrestartEnv env{
-      [](const mount::ConfigureOptions& options) { return mount::configure(options); },
-      [](const std::string& root) { return hook::probe_platform(root); }, hook::print_stderr_line};
+  auto configure = [](const mount::ConfigureOptions& options) -> Status {
+    // root.path must be the root runc set up, not a plain host directory (issue 18).
+    if (options.pid) NVCT_TRY(hook::check_container_root(*options.pid, options.rootfs));
+    return mount::configure(options);
+  };
+  hook::PrestartEnv env{configure,
+                        [](const std::string& root) { return hook::probe_platform(root); },
+                        hook::print_stderr_line};
   return hook::run_prestart(*cfg, *state, args.debug, env);
 }
 

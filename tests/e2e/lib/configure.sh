@@ -38,7 +38,9 @@ cfg_start_container() {
   # runc's procfs on the rootfs's /proc, and a tmpfs on /proc/driver standing in for the
   # driver's directory (this host has no nvidia module); both only in the container's namespace.
   mkdir -p "$CFG_ROOTFS/proc"
-  local proc="mount -t proc proc '$CFG_ROOTFS/proc' && mount -t tmpfs tmpfs '$CFG_ROOTFS/proc/driver'"
+  # The rootfs is bind-mounted onto itself first, as runc's prepareRootfs does before prestart
+  # hooks run (the hook refuses a root.path that is not a mount point in the container's ns).
+  local proc="mount --bind '$CFG_ROOTFS' '$CFG_ROOTFS' && mount -t proc proc '$CFG_ROOTFS/proc' && mount -t tmpfs tmpfs '$CFG_ROOTFS/proc/driver'"
   local want_cgroup="${1:-}" script="$proc && exec sleep 600"
   if [ -n "$want_cgroup" ]; then
     [ -d /sys/fs/cgroup/devices ] || e2e_die "no cgroup v1 devices hierarchy on this host"
@@ -69,8 +71,10 @@ cfg_in() {
   nsenter -m -t "$CFG_PID" chroot "$CFG_ROOTFS" /bin/sh -c "$1"
 }
 
+# The mounts under the rootfs in the container's namespace, without the rootfs's own bind mount
+# (cfg_start_container makes it, as runc does) and the container's procfs.
 cfg_container_mounts() {
-  awk -v r="$CFG_ROOTFS" '($5 == r || index($5, r "/") == 1) && $5 != r "/proc" &&
+  awk -v r="$CFG_ROOTFS" 'index($5, r "/") == 1 && $5 != r "/proc" &&
     $5 != r "/proc/driver" {print $5}' "/proc/$CFG_PID/mountinfo"
 }
 

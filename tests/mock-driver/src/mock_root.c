@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -71,8 +72,16 @@ int mock_read_file(const char *root, const char *rel, char *buf, size_t size) {
     errno = ENAMETOOLONG;
     return -1;
   }
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* Like the kernel's procfs, never block or read a device: a FIFO or device planted in the
+     mock root (tests/security/hostile) is an I/O error, as an unreadable file would be. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return -1;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    errno = EIO;
+    return -1;
+  }
   size_t used = 0;
   while (used + 1 < size) {
     ssize_t n = read(fd, buf + used, size - 1 - used);

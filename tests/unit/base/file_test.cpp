@@ -2,6 +2,10 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
 
 #include <filesystem>
 
@@ -36,6 +40,24 @@ TEST(AtomicWrite, KeepsModeOfExistingFileAndLeavesNoTempFile) {
   EXPECT_EQ(entries, 1);
 }
 
+// Not durable (the shim's config.json): the names are exchanged, not renamed over; the result
+// must be the same as a durable write's.
+TEST(AtomicWrite, NotDurableReplacesContentKeepsModeAndLeavesNoTempFile) {
+  testing::TempDir dir;
+  std::string path = dir.write("config.json", "old content");
+  ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+  ASSERT_TRUE(write_file_atomic(path, "new", {.durable = false}));
+  EXPECT_EQ(dir.read("config.json"), "new");
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600);
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
+  EXPECT_EQ(entries, 1);
+  ASSERT_TRUE(write_file_atomic(dir / "fresh.json", "x", {.durable = false}));
+  EXPECT_EQ(dir.read("fresh.json"), "x");
+}
+
 TEST(AtomicWrite, RefusesToReplaceADirectoryAndLeavesItAlone) {
   testing::TempDir dir;
   std::filesystem::create_directory(dir / "d");
@@ -68,6 +90,106 @@ TEST(ReadFile, AtDoesNotFollowFinalSymlink) {
   unique_fd d(::open(dir.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   EXPECT_EQ(*read_file_at(d.get(), "real"), "data");
   EXPECT_FALSE(read_file_at(d.get(), "link"));
+}
+
+}  // namespace
+}  // namespace nvct
+
+namespace nvct {
+namespace {
+
+// Issue 18: nothing nvct reads may block or touch a device.
+TEST(OpenRegularFile, RefusesAFifoWithoutBlocking) {
+  testing::TempDir dir;
+  std::string fifo = dir / "config.toml";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  auto text = read_file(fifo);  // would block forever with a plain open()
+  ASSERT_FALSE(text);
+  EXPECT_EQ(text.error().code(), EINVAL);
+  EXPECT_NE(text.error().message().find("is a FIFO, not a regular file"), std::string::npos)
+      << text.error().message();
+  EXPECT_FALSE(read_file_at(AT_FDCWD, fifo));
+}
+
+TEST(OpenRegularFile, RefusesDevicesAndDirectories) {
+  auto dev = read_file("/dev/zero");
+  ASSERT_FALSE(dev);
+  EXPECT_NE(dev.error().message().find("character device"), std::string::npos);
+  auto dir = read_file("/");
+  ASSERT_FALSE(dir);
+  EXPECT_NE(dir.error().message().find("is a directory"), std::string::npos);
+}
+
+TEST(OpenRegularFile, RejectsAHugeFileBeforeReadingIt) {
+  testing::TempDir dir;
+  std::string path = dir.write("big", "");
+  ASSERT_EQ(::truncate(path.c_str(), 1ll << 40), 0);  // sparse: nothing to read anyway
+  auto text = read_file(path, 1024);
+  ASSERT_FALSE(text);
+  EXPECT_EQ(text.error().code(), EFBIG);
+}
+
+TEST(OpenRegularFile, ReadsProcfsFilesThatReportSizeZero) {
+  auto text = read_file("/proc/self/status", 1 << 20);
+  ASSERT_TRUE(text) << text.error().message();
+  EXPECT_NE(text->find("Pid:"), std::string::npos);
+}
+
+TEST(OpenRegularFile, NoFollowRefusesASymlinkLoop) {
+  testing::TempDir dir;
+  ASSERT_EQ(::symlink("b", (dir / "a").c_str()), 0);
+  ASSERT_EQ(::symlink("a", (dir / "b").c_str()), 0);
+  auto text = read_file(dir / "a");
+  ASSERT_FALSE(text);
+  EXPECT_EQ(text.error().code(), ELOOP);
+}
+
+TEST(StaleTempFiles, ADeadWritersTempFileIsRemovedByTheNextWrite) {
+  testing::TempDir dir;
+  dir.write("daemon.json", "{}");
+  pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  std::string stale = fmt::format(".daemon.json.{}-Ab12Cd", child);  // its owner is gone
+  dir.write(stale, "{\"half");
+  dir.write(".daemon.json.lock", "");      // not a temp file
+  dir.write(".daemon.json.1-Zz99yy", "");  // pid 1 is alive and the file is new: kept
+  ASSERT_TRUE(write_file_atomic(dir / "daemon.json", "{\"a\":1}"));
+  EXPECT_FALSE(std::filesystem::exists(dir / stale));
+  EXPECT_TRUE(std::filesystem::exists(dir / ".daemon.json.lock"));
+  EXPECT_TRUE(std::filesystem::exists(dir / ".daemon.json.1-Zz99yy"));
+  EXPECT_EQ(dir.read("daemon.json"), "{\"a\":1}");
+}
+
+TEST(StaleTempFiles, OldTempFilesWithoutAPidAreRemoved) {
+  testing::TempDir dir;
+  std::string old = dir.write(".config.json.Ab12Cd", "x");
+  struct timespec times[2] = {{1, 0}, {1, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, old.c_str(), times, 0), 0);
+  dir.write(".config.json.Qq12Cd", "fresh");  // could be a live writer of an older version
+  unique_fd dfd(::open(dir.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  EXPECT_EQ(remove_stale_temp_files(dfd.get(), "config.json"), 1);
+  EXPECT_FALSE(std::filesystem::exists(old));
+  EXPECT_TRUE(std::filesystem::exists(dir / ".config.json.Qq12Cd"));
+}
+
+}  // namespace
+}  // namespace nvct
+
+namespace nvct {
+namespace {
+
+TEST(CheckRegularPath, RefusesAFifoAndLeavesMissingPathsToTheCaller) {
+  testing::TempDir dir;
+  std::string fifo = dir / "libnvidia-ml.so.1";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  auto st = check_regular_path(fifo);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message().find("is a FIFO, not a regular file"), std::string::npos);
+  EXPECT_TRUE(check_regular_path(dir / "absent.so"));
+  EXPECT_TRUE(check_regular_path("libnvidia-ml.so.1"));  // a library search: dlopen's business
+  EXPECT_TRUE(check_regular_path(dir.write("lib.so", "x")));
 }
 
 }  // namespace

@@ -55,5 +55,32 @@ TEST(GoJson, ErrorNamesTheOrigin) {
   EXPECT_EQ(r.error().message().rfind("/etc/docker/daemon.json: invalid JSON", 0), 0u);
 }
 
+// Issue 18: hostile daemon.json files are refused before anything is rewritten.
+TEST(GoJson, RejectsDeepNestingWithoutCrashing) {
+  std::string deep;
+  for (int i = 0; i < 100000; ++i) deep += "{\"a\":";
+  deep += "1" + std::string(100000, '}');
+  auto r = parse_json(deep, "daemon.json");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("nested deeper than 128 levels"), std::string::npos);
+}
+
+TEST(GoJson, RejectsNulAndInvalidUtf8) {
+  auto nul = parse_json(std::string("{\"a\":1}\0{\"b\":2}", 15), "daemon.json");
+  ASSERT_FALSE(nul);
+  EXPECT_NE(nul.error().message().find("daemon.json: NUL byte at line 1"), std::string::npos);
+  auto bad = parse_json("{\"a\":\"\xC3\x28\"}", "daemon.json");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message().find("invalid UTF-8"), std::string::npos);
+}
+
+TEST(GoJson, RejectsDuplicateKeysAtAnyDepth) {
+  auto top = parse_json(R"({"runtimes":{"a":{}},"runtimes":{}})", "daemon.json");
+  ASSERT_FALSE(top);
+  EXPECT_NE(top.error().message().find("duplicate key \"runtimes\""), std::string::npos);
+  EXPECT_FALSE(parse_json(R"({"r":{"x":1,"x":2}})", "daemon.json"));
+  EXPECT_TRUE(parse_json(R"({"a":{"x":1},"b":{"x":2},"c":[{"x":1},{"x":2}]})", "daemon.json"));
+}
+
 }  // namespace
 }  // namespace nvct::ctk

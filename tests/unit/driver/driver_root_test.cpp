@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -118,6 +119,37 @@ TEST_F(DriverRootTest, ListDirIsSortedAndMissingRootFails) {
   auto missing = DriverRoot::open(dir_ / "nope");
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message().find("open driver root"), std::string::npos);
+}
+
+// Issue 18: a FIFO, socket or device where a driver file belongs is refused at once (a plain
+// open() of the FIFO blocked nvidia-container-cli forever), with and without openat2.
+TEST_F(DriverRootTest, PlainReadsRefuseFifosAndDevicesWithoutBlocking) {
+  ASSERT_EQ(::mkfifo((dir_ / "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1").c_str(), 0644), 0);
+  ASSERT_EQ(::mkfifo((dir_ / "information").c_str(), 0644), 0);
+  fs::create_symlink("/information", dir_ / "lib/info-link");
+  for (bool disabled : {false, true}) {
+    auto root = DriverRoot::open(dir_.path());
+    ASSERT_TRUE(root);
+    root->set_openat2_disabled(disabled);
+    auto lib = root->open_file("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", O_RDONLY);
+    ASSERT_FALSE(lib) << disabled;
+    EXPECT_NE(lib.error().message().find("is a FIFO, not a regular file"), std::string::npos)
+        << lib.error().message();
+    EXPECT_FALSE(root->read("/lib/info-link")) << disabled;
+    // O_PATH and directory opens are not plain reads and still work on anything.
+    EXPECT_TRUE(root->open_file("/information", O_PATH)) << disabled;
+    EXPECT_TRUE(root->stat("/information")) << disabled;
+  }
+}
+
+TEST_F(DriverRootTest, ReadRefusesAHugeFileBeforeReadingIt) {
+  std::string big = dir_.write("etc/ld.so.cache", "");
+  ASSERT_EQ(::truncate(big.c_str(), 1ll << 40), 0);
+  auto root = DriverRoot::open(dir_.path());
+  ASSERT_TRUE(root);
+  auto text = root->read("/etc/ld.so.cache", 1u << 20);
+  ASSERT_FALSE(text);
+  EXPECT_EQ(text.error().code(), EFBIG);
 }
 
 }  // namespace

@@ -1,0 +1,290 @@
+#include "nvct/base/input_checks.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nvct {
+namespace {
+
+std::size_t line_of(std::string_view text, std::size_t offset) {
+  std::size_t line = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i)
+    if (text[i] == '\n') ++line;
+  return line;
+}
+
+// JSON and TOML: brackets outside strings (and, for TOML, outside comments). TOML's
+// [table] headers are not nesting but their brackets balance on the same line, so they count
+// at most 2 and never accumulate.
+std::size_t bracket_depth(std::string_view text, bool toml, std::size_t stop_after) {
+  std::size_t depth = 0;
+  std::size_t max = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"' || (toml && c == '\'')) {
+      const char quote = c;
+      const bool triple =
+          toml && text.substr(i, 3) == std::string_view(quote == '"' ? "\"\"\"" : "'''");
+      if (triple) {
+        auto end = text.find(quote == '"' ? "\"\"\"" : "'''", i + 3);
+        while (quote == '"' && end != std::string_view::npos && end > 0 && text[end - 1] == '\\')
+          end = text.find("\"\"\"", end + 1);
+        if (end == std::string_view::npos) return max;
+        i = end + 2;
+        continue;
+      }
+      for (++i; i < text.size() && text[i] != quote; ++i) {
+        if (quote == '"' && text[i] == '\\') ++i;
+        if (toml && i < text.size() && text[i] == '\n') break;
+      }
+      continue;
+    }
+    if (toml && c == '#') {
+      auto nl = text.find('\n', i);
+      if (nl == std::string_view::npos) return max;
+      i = nl;
+      continue;
+    }
+    if (c == '[' || c == '{') {
+      if (++depth > max) max = depth;
+      if (max > stop_after) return max;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return max;
+}
+
+// YAML: flow collections ([ ] { }) outside quotes and comments, plus block nesting measured
+// as a stack of indentation levels ("- " entries at the start of a line open a level each).
+std::size_t yaml_depth(std::string_view text, std::size_t stop_after) {
+  std::size_t max = 0;
+  std::size_t flow = 0;
+  std::vector<std::size_t> indents;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    // Start of a line.
+    std::size_t col = 0;
+    while (i < text.size() && text[i] == ' ') ++i, ++col;
+    if (i >= text.size()) break;
+    if (text[i] == '\n' || text[i] == '#') {
+      auto nl = text.find('\n', i);
+      i = nl == std::string_view::npos ? text.size() : nl + 1;
+      continue;
+    }
+    if (flow == 0) {
+      while (!indents.empty() && indents.back() >= col) indents.pop_back();
+      indents.push_back(col);
+      // "- - - x": each dash opens a level.
+      while (i + 1 < text.size() && text[i] == '-' && (text[i + 1] == ' ' || text[i + 1] == '\n')) {
+        i += 1;
+        col += 1;
+        while (i < text.size() && text[i] == ' ') ++i, ++col;
+        indents.push_back(col);
+      }
+    }
+    // The rest of the line.
+    char prev = ' ';
+    for (; i < text.size() && text[i] != '\n'; ++i) {
+      char c = text[i];
+      if ((c == '"' || c == '\'') &&
+          (prev == ' ' || prev == '[' || prev == '{' || prev == ',' || prev == ':')) {
+        const char quote = c;
+        for (++i; i < text.size(); ++i) {
+          if (quote == '"' && text[i] == '\\') {
+            ++i;
+            continue;
+          }
+          if (text[i] == quote) {
+            if (quote == '\'' && i + 1 < text.size() && text[i + 1] == '\'') {
+              ++i;
+              continue;
+            }
+            break;
+          }
+        }
+        prev = quote;
+        continue;
+      }
+      if (c == '#' && prev == ' ') {
+        while (i < text.size() && text[i] != '\n') ++i;
+        break;
+      }
+      if (c == '[' || c == '{') {
+        ++flow;
+      } else if ((c == ']' || c == '}') && flow > 0) {
+        --flow;
+      }
+      std::size_t d = indents.size() + flow;
+      if (d > max) max = d;
+      if (max > stop_after) return max;
+      prev = c;
+    }
+    std::size_t d = indents.size() + flow;
+    if (d > max) max = d;
+    if (max > stop_after) return max;
+    if (i < text.size()) ++i;  // the newline
+  }
+  return max;
+}
+
+// toml++ 3.3 asserts (debug builds; an `assume` in clang release builds) instead of failing when
+// a [table] header's first key character is neither a bare-key character nor a quote ("[.a]",
+// "[[+x]]"): found by tests/fuzz (config_toml, containerd_toml, crio_toml regressions). Such a
+// header is invalid TOML. Returns its line, or 0. Lines inside multi-line values (arrays, inline
+// tables, multi-line strings) and comments are not headers and are skipped.
+std::size_t bad_toml_table_header_line(std::string_view text) {
+  auto key_start = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '"' ||
+           c == '\'';
+  };
+  std::size_t depth = 0, line = 1;
+  bool line_start = true, header_line = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      line_start = true;
+      header_line = false;
+      continue;
+    }
+    // Non-ASCII outside strings and comments is invalid TOML 1.0, and toml++ 3.3's
+    // is_non_ascii_horizontal_whitespace() reaches TOML_UNREACHABLE (undefined behaviour in
+    // release builds) on some of it, e.g. U+FEF8 in a bare key (tests/fuzz regressions).
+    if (static_cast<unsigned char>(c) >= 0x80) return line;
+    if (c == ' ' || c == '\t' || c == '\r') continue;
+    const bool at_line_start = line_start;
+    line_start = false;
+    if (at_line_start && depth == 0 && c == '[') {
+      std::size_t j = i + 1;
+      if (j < text.size() && text[j] == '[') ++j;
+      while (j < text.size() && (text[j] == ' ' || text[j] == '\t')) ++j;
+      if (j < text.size() && text[j] != ']' && !key_start(text[j])) return line;
+      header_line = true;  // its brackets are not nesting
+      continue;
+    }
+    if (c == '#') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;  // the rest of the line
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      const bool multi_line = text.substr(i, 3) == std::string(3, c);
+      std::size_t j = i + (multi_line ? 3 : 1);
+      for (; j < text.size(); ++j) {
+        if (c == '"' && text[j] == '\\') {
+          if (j + 1 < text.size() && text[j + 1] == '\n') ++line;
+          ++j;
+        } else if (text[j] == '\n') {
+          if (!multi_line) break;
+          ++line;
+        } else if (text[j] == c && (!multi_line || text.substr(j, 3) == std::string(3, c))) {
+          j += multi_line ? 2 : 0;
+          break;
+        }
+      }
+      i = j < text.size() && text[j] == '\n' ? j - 1 : j;  // a newline is counted above
+      continue;
+    }
+    if (header_line) continue;
+    if (c == '[' || c == '{') ++depth;
+    if ((c == ']' || c == '}') && depth > 0) --depth;
+  }
+  return 0;
+}
+
+std::string_view syntax_name(TextSyntax syntax) {
+  switch (syntax) {
+    case TextSyntax::kJson:
+      return "JSON";
+    case TextSyntax::kToml:
+      return "TOML";
+    case TextSyntax::kYaml:
+      return "YAML";
+  }
+  return "text";
+}
+
+}  // namespace
+
+std::size_t nesting_depth(std::string_view text, TextSyntax syntax, std::size_t stop_after) {
+  switch (syntax) {
+    case TextSyntax::kJson:
+      return bracket_depth(text, false, stop_after);
+    case TextSyntax::kToml:
+      return bracket_depth(text, true, stop_after);
+    case TextSyntax::kYaml:
+      return yaml_depth(text, stop_after);
+  }
+  return 0;
+}
+
+Status check_nesting_depth(std::string_view text, TextSyntax syntax, std::string_view origin,
+                           std::size_t max_depth) {
+  if (nesting_depth(text, syntax, max_depth) > max_depth)
+    return fail(EINVAL, fmt::format("{}: {} nested deeper than {} levels; refusing to parse it "
+                                    "(a hostile or corrupt file: flatten it)",
+                                    origin, syntax_name(syntax), max_depth));
+  return ok();
+}
+
+Status check_text_encoding(std::string_view text, std::string_view origin) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  for (std::size_t i = 0; i < n;) {
+    unsigned char c = s[i];
+    if (c == 0)
+      return fail(EINVAL, fmt::format("{}: NUL byte at line {} (byte offset {}); the file is not "
+                                      "text: restore it from a backup",
+                                      origin, line_of(text, i), i));
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t len = 0;
+    std::uint32_t cp = 0;
+    if ((c & 0xE0) == 0xC0) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4;
+      cp = c & 0x07;
+    }
+    bool good = len != 0 && i + len <= n;
+    for (std::size_t k = 1; good && k < len; ++k) {
+      if ((s[i + k] & 0xC0) != 0x80) good = false;
+      cp = (cp << 6) | (s[i + k] & 0x3F);
+    }
+    if (good) {
+      static constexpr std::uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+      good = cp >= kMin[len] && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
+    }
+    if (!good)
+      return fail(EINVAL, fmt::format("{}: invalid UTF-8 (byte 0x{:02x}) at line {} (byte offset "
+                                      "{}); save the file as UTF-8",
+                                      origin, c, line_of(text, i), i));
+    i += len;
+  }
+  return ok();
+}
+
+Status check_untrusted_text(std::string_view text, TextSyntax syntax, std::string_view origin,
+                            std::size_t max_depth) {
+  NVCT_TRY(check_text_encoding(text, origin));
+  if (syntax == TextSyntax::kToml) {
+    if (std::size_t line = bad_toml_table_header_line(text))
+      return fail(EINVAL, fmt::format("{}: line {}: a [table] header that does not start "
+                                      "with a key, or non-ASCII outside strings and comments; "
+                                      "refusing to parse it",
+                                      origin, line));
+  }
+  return check_nesting_depth(text, syntax, origin, max_depth);
+}
+
+}  // namespace nvct

@@ -1,0 +1,69 @@
+#include "nvct/base/input_checks.hpp"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace nvct {
+namespace {
+
+std::string nested(std::size_t n, char open, char close) {
+  return std::string(n, open) + std::string(n, close);
+}
+
+TEST(NestingDepth, CountsJsonBracketsOutsideStrings) {
+  EXPECT_EQ(nesting_depth(R"({"a":[1,{"b":[]}]})", TextSyntax::kJson), 4u);
+  EXPECT_EQ(nesting_depth(R"({"a":"[[[[\"[[[["})", TextSyntax::kJson), 1u);
+  EXPECT_EQ(nesting_depth(nested(100000, '[', ']'), TextSyntax::kJson, 128), 129u);
+}
+
+TEST(NestingDepth, RefusesDeepJsonWithAMessage) {
+  auto st = check_nesting_depth(nested(100000, '[', ']'), TextSyntax::kJson, "/etc/daemon.json");
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message(),
+            "/etc/daemon.json: JSON nested deeper than 128 levels; refusing to parse it (a hostile "
+            "or corrupt file: flatten it)");
+  EXPECT_TRUE(check_nesting_depth(nested(128, '{', '}'), TextSyntax::kJson, "x"));
+}
+
+TEST(NestingDepth, TomlIgnoresStringsCommentsAndTableHeaders) {
+  std::string toml =
+      "[a.b]\nx = \"[[[[\"\ny = '[[[['\n# [[[[[[\nz = \"\"\"\n[[[[\n\"\"\"\n[[arr]]\nw = [[1], "
+      "[2]]\n";
+  EXPECT_EQ(nesting_depth(toml, TextSyntax::kToml), 2u);
+  EXPECT_FALSE(check_nesting_depth("a = " + nested(5000, '[', ']'), TextSyntax::kToml, "c.toml"));
+  EXPECT_FALSE(check_nesting_depth("a = " + std::string(5000, '{'), TextSyntax::kToml, "c.toml"));
+}
+
+TEST(NestingDepth, YamlCountsFlowAndBlockLevels) {
+  EXPECT_EQ(nesting_depth("a:\n  b:\n    c: [1, {d: 2}]\n", TextSyntax::kYaml), 5u);
+  EXPECT_EQ(nesting_depth("a: '[[[['\nb: \"{{{{\" # [[[[\n", TextSyntax::kYaml), 1u);
+  EXPECT_FALSE(check_nesting_depth(nested(100000, '[', ']'), TextSyntax::kYaml, "s.yaml"));
+  std::string block;
+  for (int i = 0; i < 300; ++i) block += std::string(static_cast<std::size_t>(i), ' ') + "k:\n";
+  EXPECT_FALSE(check_nesting_depth(block, TextSyntax::kYaml, "s.yaml"));
+  std::string dashes;
+  for (int i = 0; i < 300; ++i) dashes += "- ";
+  EXPECT_FALSE(check_nesting_depth(dashes + "x\n", TextSyntax::kYaml, "s.yaml"));
+}
+
+TEST(TextEncoding, RefusesNulWithLineAndOffset) {
+  auto st = check_text_encoding(std::string("{\n\"a\":1}\0{\"b\":2}", 15), "daemon.json");
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message(),
+            "daemon.json: NUL byte at line 2 (byte offset 8); the file is not text: restore it "
+            "from a backup");
+}
+
+TEST(TextEncoding, RefusesInvalidUtf8AndAcceptsValid) {
+  EXPECT_TRUE(check_text_encoding("a = \"h\xC3\xA9llo \xE2\x82\xAC \xF0\x9F\x98\x80\"", "x"));
+  for (std::string bad :
+       {"\xFF", "\xC3", "\xC0\x80", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xE2\x82", "\x80"}) {
+    auto st = check_text_encoding("k = \"" + bad + "\"", "config.toml");
+    ASSERT_FALSE(st) << "accepted " << bad.size() << " bytes";
+    EXPECT_NE(st.error().message().find("config.toml: invalid UTF-8"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace nvct
