@@ -26,6 +26,14 @@ function(nvct_unit_tests folder)
   endif()
   string(REPLACE "/" "_" exe "unit_${folder}")
   add_executable(${exe} ${tests})
+  # Several test folders have file-local helpers of the same name in different files: each test
+  # file is its own translation unit even when the rest is a unity build. NVCT_UNIT_TEST_FLAGS
+  # (the ci preset: -O0) applies to the test files only; the code under test keeps its flags.
+  set_target_properties(${exe} PROPERTIES UNITY_BUILD OFF)
+  if(NVCT_UNIT_TEST_FLAGS)
+    separate_arguments(unit_flags UNIX_COMMAND "${NVCT_UNIT_TEST_FLAGS}")
+    target_compile_options(${exe} PRIVATE ${unit_flags})
+  endif()
   target_link_libraries(${exe} PRIVATE ${ARGN} nvct_testing GTest::gtest_main GTest::gmock)
   target_compile_definitions(${exe} PRIVATE NVCT_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
                                             NVCT_BINARY_DIR="${PROJECT_BINARY_DIR}")

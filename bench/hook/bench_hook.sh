@@ -11,7 +11,8 @@
 # nvct does not meet the target (see the issue notes), and a shared 2-core CI host is noisy.
 # Knobs: NVCT_BENCH_HOOK_RUNS (30), NVCT_BENCH_HOOK_WRAP (a command put before the hook, e.g.
 # perf or strace), NVCT_BENCH_HOOK_KEEP_LOG (copy the last run's debug log there),
-# NVCT_BENCH_ONLY_TMPFS (only the 8-GPU tmpfs row).
+# NVCT_BENCH_ONLY_TMPFS (only the 8-GPU tmpfs row), NVCT_BENCH_HOOK_EXEC_LDCONFIG=true (the
+# ldcache step by exec'ing ldconfig instead of the native writer: the before/after comparison).
 source "$(dirname "$0")/../../tests/e2e/lib/common.sh"
 source "$(dirname "$0")/../../tests/e2e/lib/rootfs.sh"
 
@@ -40,6 +41,7 @@ bench_topology() {
 [nvidia-container-cli]
 root = "$root"
 ldconfig = "@/sbin/ldconfig"
+exec-ldconfig = ${NVCT_BENCH_HOOK_EXEC_LDCONFIG:-false}
 
 [nvidia-container-runtime]
 mode = "legacy"
@@ -52,8 +54,9 @@ TOML
     bundle_set_env "$bundle" NVIDIA_VISIBLE_DEVICES=all NVIDIA_DRIVER_CAPABILITIES=utility,compute
     mkdir "$cg"
     echo a >"$cg/devices.deny"
-    # runc's procfs on /proc; a tmpfs on /proc/driver stands in for the driver's directory.
+    # runc's bind of the rootfs onto itself, its procfs on /proc; a tmpfs on /proc/driver stands in for the driver's directory.
     unshare -m --propagation private sh -c "echo \$\$ >'$cg/cgroup.procs' &&
+      mount --bind '$bundle/rootfs' '$bundle/rootfs' &&
       mount -t proc proc '$bundle/rootfs/proc' && mount -t tmpfs tmpfs '$bundle/rootfs/proc/driver' &&
       exec sleep 600" &
     pid=$!

@@ -67,15 +67,37 @@ Result<Config> load_from_string(std::string_view toml) {
 Result<Config> load_file(const std::string& path, bool required, const HostFacts& host) {
   Result<std::string> text = read_file(path);
   if (!text) {
-    if (text.error().code() == ENOENT && !required) {
-      log::debug("Config file {} does not exist; using the built-in defaults", path);
+    const int code = text.error().code();
+    if (code == ENOENT && !required) {
+      // A file named on purpose that is not there is worth a warning: every setting in it is
+      // silently replaced by a default (the driver root, the mode, the runtimes).
+      if (env_or_empty("NVIDIA_CTK_CONFIG_FILE_PATH") == path) {
+        log::warn("Config file {} (NVIDIA_CTK_CONFIG_FILE_PATH) does not exist; using the built-in "
+                  "defaults. Create it with: nvidia-ctk config default --output {}",
+                  path, path);
+      } else {
+        log::debug("Config file {} does not exist; using the built-in defaults", path);
+      }
       return default_config(host);
     }
-    return tl::unexpected(std::move(text.error()));  // "open <path>: <reason>"
+    // "open <path>: <reason>" / "<path>: read: <reason>", then the fix.
+    const std::string fix =
+        code == ENOENT
+            ? fmt::format("create it with: nvidia-ctk config default --output {}", path)
+            : "the config must be a readable TOML file: point NVIDIA_CTK_CONFIG_FILE_PATH (or "
+              "--config) at one, or write one with: nvidia-ctk config default --output <file>";
+    return fail(code, fmt::format("{}; {}", text.error().message(), fix));
   }
   log::debug("Using config file {}", path);
   // Every error and warning from here on is about a setting of this file, so it names the file.
-  NVCT_ASSIGN_OR_RETURN(Document document, with_context(Document::parse(*text), path));
+  auto parsed = with_context(Document::parse(*text), path);
+  if (!parsed) {
+    return fail(parsed.error().code(),
+                fmt::format("{}; fix the file there (nvidia-ctk config default prints a complete, "
+                            "valid one)",
+                            parsed.error().message()));
+  }
+  Document document = std::move(*parsed);
   warn_unknown_keys(document, path);
   return with_context(document.to_config(host, path), path);
 }

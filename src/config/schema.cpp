@@ -49,6 +49,8 @@ const std::array kKeys = {
             NVCT_FIELD(cli.environment)},
     KeySpec{"nvidia-container-cli.ldcache", K::kString, false, false, NVCT_FIELD(cli.ldcache)},
     KeySpec{"nvidia-container-cli.ldconfig", K::kString, false, false, NVCT_FIELD(cli.ldconfig)},
+    KeySpec{"nvidia-container-cli.exec-ldconfig", K::kBool, false, kOmitEmpty,
+            NVCT_FIELD(cli.exec_ldconfig)},
     KeySpec{"nvidia-container-cli.load-kmods", K::kBool, false, false, NVCT_FIELD(cli.load_kmods)},
     KeySpec{"nvidia-container-cli.no-cgroups", K::kBool, false, false, NVCT_FIELD(cli.no_cgroups)},
     KeySpec{"nvidia-container-cli.no-pivot", K::kBool, false, kOmitEmpty, NVCT_FIELD(cli.no_pivot)},

@@ -10,6 +10,7 @@
 
 #include "nvct/base/log.hpp"
 #include "nvct/base/strings.hpp"
+#include "nvct/compat/requirement_explain.hpp"
 #include "nvct/driver/device_nodes.hpp"
 #include "nvct/driver/device_selection.hpp"
 #include "nvct/driver/driver_info.hpp"
@@ -21,6 +22,7 @@
 #include "nvct/mount/configure_layout.hpp"
 #include "nvct/mount/configure_namespace.hpp"
 #include "nvct/mount/configure_steps.hpp"
+#include "nvct/mount/ldcache_writer.hpp"
 #include "nvct/mount/ldconfig.hpp"
 #include "nvct/mount/target.hpp"
 #include "nvct/request/requirement_expr.hpp"
@@ -126,7 +128,10 @@ Status configure(const ConfigureOptions& o) {
   NVCT_ASSIGN_OR_RETURN(auto root, staged(driver::DriverRoot::open(info.root), "detection"));
   NVCT_ASSIGN_OR_RETURN(edits::BuildOptions build, build_options(o, v, info, sel, root, layout));
 
-  NVCT_TRY(request::check_requirements(o.requirements, requirement_facts(info, sel)));
+  // The reference's line, then nvct's one-line reason (issue 17, compat.md §6.6).
+  NVCT_TRY(compat::check_requirements_explained(
+      o.requirements, requirement_facts(info, sel),
+      {.rootfs = o.rootfs, .compat_disabled = v.compat == CudaCompatMode::kDisabled}));
   std::optional<std::string> compat_folder;
   if (o.compute && v.compat == CudaCompatMode::kLdconfig) {
     NVCT_ASSIGN_OR_RETURN(compat_folder,
@@ -162,7 +167,7 @@ Status configure(const ConfigureOptions& o) {
   ld.uid = process.uid;
   ld.gid = process.gid;
   NVCT_TRY(staged(check_still_running(process), "ldcache"));
-  NVCT_TRY(staged(run_ldconfig(rootfs, ld), "ldcache"));
+  NVCT_TRY(staged(write_ldcache(rootfs, ld, o.exec_ldconfig), "ldcache"));
   double ldconfig_ms = clock.lap();
   log::debug(
       "configure timing: discovery={:.3f}ms mounts={:.3f}ms cgroups={:.3f}ms ldconfig={:.3f}ms",

@@ -9,6 +9,7 @@
 #include "nvct/base/log.hpp"
 #include "nvct/base/strings.hpp"
 #include "nvct/cdi/generate_discovery.hpp"
+#include "nvct/config/load.hpp"
 #include "nvct/runtime/gated_modes.hpp"
 
 namespace nvct::runtime {
@@ -121,7 +122,16 @@ Status apply_jit_cdi(nlohmann::ordered_json& spec, const std::vector<std::string
   cdi::CdiDiscovery discovery;
   discovery.driver_root = cfg.cli.root;
   discovery.libraries.explicit_only = options.features.explicit_driver_libraries;
-  NVCT_ASSIGN_OR_RETURN(auto info, cdi::discover_driver_for_cdi(discovery));
+  auto discovered = cdi::discover_driver_for_cdi(discovery);
+  if (!discovered) {
+    // Where the root came from and what to do: the driver is missing, or lives elsewhere.
+    return fail(discovered.error().code(),
+                fmt::format("{}; is the NVIDIA driver installed (nvidia-smi)? The driver root is "
+                            "nvidia-container-cli.root in {} ({}); nvidia-ctk doctor checks the host",
+                            discovered.error().message(), config::default_path(),
+                            cfg.cli.root.empty() ? "unset: /" : cfg.cli.root));
+  }
+  auto& info = *discovered;
   std::string what = "failed to construct the JIT CDI spec";
   if (!request.devices_source.empty())
     what += fmt::format(" (devices from {})", request.devices_source);

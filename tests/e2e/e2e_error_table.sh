@@ -256,7 +256,7 @@ row cli-imex-range stderr 1 "nvidia-container-cli: error parsing IMEX info: unsu
   cmd "$CLI" --root "$GPU_ROOT" list --imex-channel=1048576
 
 # --- config.toml ----------------------------------------------------------------------------------
-row config-syntax-shim stderr 1 "nvidia-container-runtime: load config: $E2E_TMP/bad/syntax.toml: parse TOML: line 1, column 26" \
+row config-syntax-shim stderr 1 "nvidia-container-runtime: load config: $E2E_TMP/bad/syntax.toml: parse TOML: line 1, column 26: Error while parsing table header: expected ']', saw '\\n'; fix the file there (nvidia-ctk config default prints a complete, valid one)" \
   shim "$E2E_TMP/bad/syntax.toml" NVIDIA_VISIBLE_DEVICES=0
 row config-syntax-log runtime-log 1 "load config: $E2E_TMP/bad/syntax.toml: parse TOML: line 1, column 26" \
   shim "$E2E_TMP/bad/syntax.toml" NVIDIA_VISIBLE_DEVICES=0
@@ -264,12 +264,15 @@ row config-syntax-hook stderr 1 "nvidia-container-runtime-hook: load config: $E2
   hook_direct "$E2E_TMP/bad/syntax.toml" NVIDIA_VISIBLE_DEVICES=0
 row config-syntax-ctk stderr 1 "$E2E_TMP/bad/syntax.toml: parse TOML: line 1, column 26" \
   cmd "$CTK" --config "$E2E_TMP/bad/syntax.toml" cdi generate --driver-root "$GPU_ROOT"
-row config-unreadable stderr 1 "nvidia-container-runtime: load config: $E2E_TMP/bad/dir.toml: read: Is a directory" \
+row config-unreadable stderr 1 "the config must be a readable TOML file: point NVIDIA_CTK_CONFIG_FILE_PATH (or --config) at one, or write one with: nvidia-ctk config default --output <file>" \
   shim "$E2E_TMP/bad/dir.toml" NVIDIA_VISIBLE_DEVICES=0
-row config-missing-hook stderr 1 "nvidia-container-runtime-hook: load config: open $E2E_TMP/bad/absent.toml: No such file or directory" \
+row config-missing-hook stderr 1 "nvidia-container-runtime-hook: load config: open $E2E_TMP/bad/absent.toml: No such file or directory; create it with: nvidia-ctk config default --output $E2E_TMP/bad/absent.toml" \
   hook_direct "$E2E_TMP/bad/absent.toml" NVIDIA_VISIBLE_DEVICES=0
-# Today the shim reads no file and goes on with the defaults (driver root /): the config helper's.
-row config-missing-shim stderr 1 "failed to initialize the driver at /: load library failed" \
+# The shim, as the reference, goes on with the defaults (driver root /) when the file is missing;
+# it warns that the file it was told to read is not there, and the driver error names the root.
+row config-missing-shim stderr 1 "failed to initialize the driver at /: load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file or directory; is the NVIDIA driver installed (nvidia-smi)? The driver root is nvidia-container-cli.root in $E2E_TMP/bad/absent.toml (unset: /); nvidia-ctk doctor checks the host" \
+  shim "$E2E_TMP/bad/absent.toml" NVIDIA_VISIBLE_DEVICES=0
+row config-missing-shim-log runtime-log 1 "Config file $E2E_TMP/bad/absent.toml (NVIDIA_CTK_CONFIG_FILE_PATH) does not exist; using the built-in defaults. Create it with: nvidia-ctk config default --output $E2E_TMP/bad/absent.toml" \
   shim "$E2E_TMP/bad/absent.toml" NVIDIA_VISIBLE_DEVICES=0
 row config-unknown-key runtime-log 0 "$TYPO: unknown key \"nvidia-container-runtime.mdoe\" is ignored; did you mean \"nvidia-container-runtime.mode\"?" \
   shim "$TYPO" NVIDIA_VISIBLE_DEVICES=void
@@ -298,7 +301,7 @@ row no-driver-hook engine 1 "nvidia-container-cli: initialization error: load li
 # NVML that cannot start (libnvidia-ml of another version than the kernel module): procfs still
 # describes the GPUs, so nvct goes on where the reference fails (deviations.md); the warning is in
 # the --debug log only.
-row nvml-init-failure stderr 0 "nvidia-container-cli] nvml error: driver/library version mismatch; using /proc/driver/nvidia instead of NVML" \
+row nvml-init-failure stderr 0 "nvidia-container-cli] nvml error: driver/library version mismatch; using /proc/driver/nvidia instead of NVML (the driver's libraries and the loaded kernel module are different versions, usually a driver upgrade without a reboot: reboot, or reload the nvidia kernel modules; nvidia-ctk doctor shows both versions)" \
   cmd "$CLI" --root "$MISMATCH_ROOT" --debug=/dev/stderr list --device=0
 row no-driver-generate stderr 1 "failed to initialize the driver at $E2E_TMP/nodriver: load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file or directory" \
   cmd "$CTK" cdi generate --driver-root "$E2E_TMP/nodriver"

@@ -22,6 +22,9 @@ struct NvidiaContainerCli {
   bool no_cgroups = false;
   std::string user;                          // "" (SUSE: "root:video")
   std::string ldconfig = "@/sbin/ldconfig";  // normalised: ".real" when it exists on the host
+  // nvct: true runs `ldconfig` (above) for the container's ld.so.cache instead of the native
+  // writer (mount/ldcache_writer.hpp).
+  bool exec_ldconfig = false;
 };
 
 struct CdiMode {

@@ -31,6 +31,10 @@ struct ConfigureOptions {
   std::string devices_source = "--device";
   std::vector<std::string> requirements;
   std::string ldconfig;  // "@/sbin/ldconfig" = host binary
+  // Run `ldconfig` for the ld.so.cache instead of the native writer (config
+  // nvidia-container-cli.exec-ldconfig; the native writer also falls back on trees it does not
+  // model).
+  bool exec_ldconfig = false;
   bool compute = false, utility = false, video = false, graphics = false, display = false,
        ngx = false, compat32 = false;
   std::optional<std::string> mig_config, mig_monitor;

@@ -439,6 +439,55 @@ TEST(LoadFile, SaysAtDebugLevelWhichFileItUsed) {
                                        " does not exist; using the built-in defaults");
 }
 
+TEST(LoadFile, MissingFileNamedByTheVariableIsAWarningWithTheFix) {
+  TempDir dir;
+  const std::string path = dir / "absent.toml";
+  ScopedEnv env("NVIDIA_CTK_CONFIG_FILE_PATH", path.c_str());
+  auto sink = std::make_shared<MemorySink>();
+  log::set_sink(sink);
+  auto c = load_file(path, false, FakeHost());
+  log::set_sink(nullptr);
+  ASSERT_TRUE(c) << error_of(c);
+  ASSERT_EQ(sink->lines.size(), 1u);
+  EXPECT_EQ(sink->lines[0].first, log::Level::kWarn);
+  EXPECT_EQ(sink->lines[0].second,
+            "Config file " + path +
+                " (NVIDIA_CTK_CONFIG_FILE_PATH) does not exist; using the built-in defaults. "
+                "Create it with: nvidia-ctk config default --output " + path);
+}
+
+TEST(LoadFile, MissingRequiredFileSaysHowToCreateIt) {
+  TempDir dir;
+  const std::string path = dir / "absent.toml";
+  auto c = load_file(path, true, FakeHost());
+  ASSERT_FALSE(c);
+  EXPECT_NE(error_of(c).find("; create it with: nvidia-ctk config default --output " + path),
+            std::string::npos)
+      << error_of(c);
+}
+
+TEST(LoadFile, ParseErrorSaysWhatToDo) {
+  TempDir dir;
+  std::string path = dir.write("config.toml", "[broken\n");
+  auto c = load_file(path, false, FakeHost());
+  ASSERT_FALSE(c);
+  const std::string fix = "; fix the file there (nvidia-ctk config default prints a complete, valid one)";
+  ASSERT_GE(error_of(c).size(), fix.size());
+  EXPECT_EQ(error_of(c).substr(error_of(c).size() - fix.size()), fix) << error_of(c);
+}
+
+TEST(LoadFile, UnreadableFileSaysWhatToDo) {
+  TempDir dir;
+  std::string path = dir / "config.toml";
+  ASSERT_EQ(::mkdir(path.c_str(), 0755), 0);
+  auto c = load_file(path, false, FakeHost());
+  ASSERT_FALSE(c);
+  EXPECT_NE(error_of(c).find("; the config must be a readable TOML file: point "
+                             "NVIDIA_CTK_CONFIG_FILE_PATH (or --config) at one"),
+            std::string::npos)
+      << error_of(c);
+}
+
 TEST(LoadFile, ReadsTheFile) {
   TempDir dir;
   std::string path = dir.write("config.toml", "[nvidia-container-runtime]\nmode = \"legacy\"\n");

@@ -1,0 +1,420 @@
+// The native ld.so.cache writer against its oracle, the host's ldconfig (Debian 12, glibc 2.36):
+// each tree is built twice, `ldconfig -r A -f /etc/ld.so.conf -C /etc/ld.so.cache DIRS` runs
+// on one copy and the native writer on the other; the cache files must be equal byte for byte
+// (the generator string, which names the ldconfig build, is taken from the oracle's file) and
+// the library directories must hold the same names, types and link targets afterwards (ldconfig
+// creates soname links and removes dangling ones).
+#include "nvct/mount/ldcache_writer.hpp"
+
+#include <elf.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <fmt/format.h>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "nvct/testing/temp_dir.hpp"
+
+namespace nvct::mount {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void spit(const std::string& path, std::string_view data) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(data.data(), static_cast<std::streamsize>(data.size()));
+}
+
+struct ElfSpec {
+  bool is64 = true;
+  std::string soname;               // "" = no DT_SONAME
+  std::vector<std::string> needed;  // DT_NEEDED
+  std::uint16_t type = ET_DYN;
+};
+
+ElfSpec spec(std::string soname, std::vector<std::string> needed = {}, bool is64 = true,
+             std::uint16_t type = ET_DYN) {
+  ElfSpec s;
+  s.soname = std::move(soname);
+  s.needed = std::move(needed);
+  s.is64 = is64;
+  s.type = type;
+  return s;
+}
+
+// A minimal ELF shared object: PT_LOAD + PT_DYNAMIC, DT_NEEDED/DT_SONAME/DT_STRTAB/DT_NULL.
+template <class Ehdr, class Phdr, class Dyn>
+std::string make_elf_t(const ElfSpec& s, unsigned char cls, std::uint16_t machine) {
+  const std::uint64_t base = 0x400000;
+  std::string strtab(1, '\0');
+  auto add = [&](const std::string& str) {
+    auto off = strtab.size();
+    strtab += str;
+    strtab += '\0';
+    return off;
+  };
+  std::vector<Dyn> dyn;
+  for (const auto& n : s.needed) {
+    Dyn d{};
+    d.d_tag = DT_NEEDED;
+    d.d_un.d_val = add(n);
+    dyn.push_back(d);
+  }
+  if (!s.soname.empty()) {
+    Dyn d{};
+    d.d_tag = DT_SONAME;
+    d.d_un.d_val = add(s.soname);
+    dyn.push_back(d);
+  }
+  std::size_t dyn_off = sizeof(Ehdr) + 2 * sizeof(Phdr);
+  std::size_t str_off = dyn_off + (dyn.size() + 2) * sizeof(Dyn);
+  Dyn st{};
+  st.d_tag = DT_STRTAB;
+  st.d_un.d_val = base + str_off;
+  dyn.push_back(st);
+  dyn.push_back(Dyn{});
+  Ehdr eh{};
+  std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
+  eh.e_ident[EI_CLASS] = cls;
+  eh.e_ident[EI_DATA] = ELFDATA2LSB;
+  eh.e_ident[EI_VERSION] = EV_CURRENT;
+  eh.e_type = s.type;
+  eh.e_machine = machine;
+  eh.e_version = EV_CURRENT;
+  eh.e_phoff = sizeof(Ehdr);
+  eh.e_ehsize = sizeof(Ehdr);
+  eh.e_phentsize = sizeof(Phdr);
+  eh.e_phnum = 2;
+  std::size_t total = str_off + strtab.size();
+  Phdr load{}, dynamic{};
+  load.p_type = PT_LOAD;
+  load.p_vaddr = base;
+  load.p_filesz = load.p_memsz = total;
+  dynamic.p_type = PT_DYNAMIC;
+  dynamic.p_offset = dyn_off;
+  dynamic.p_vaddr = base + dyn_off;
+  dynamic.p_filesz = dynamic.p_memsz = dyn.size() * sizeof(Dyn);
+  std::string out(total, '\0');
+  std::memcpy(&out[0], &eh, sizeof eh);
+  std::memcpy(&out[sizeof eh], &load, sizeof load);
+  std::memcpy(&out[sizeof eh + sizeof(Phdr)], &dynamic, sizeof dynamic);
+  std::memcpy(&out[dyn_off], dyn.data(), dyn.size() * sizeof(Dyn));
+  std::memcpy(&out[str_off], strtab.data(), strtab.size());
+  return out;
+}
+
+std::string make_elf(const ElfSpec& s) {
+  return s.is64 ? make_elf_t<Elf64_Ehdr, Elf64_Phdr, Elf64_Dyn>(s, ELFCLASS64, EM_X86_64)
+                : make_elf_t<Elf32_Ehdr, Elf32_Phdr, Elf32_Dyn>(s, ELFCLASS32, EM_386);
+}
+
+// A tree under `root`, written by the functions below (relative paths, no leading '/').
+struct Tree {
+  std::string root;
+  void file(const std::string& rel, std::string_view data) const { spit(root + "/" + rel, data); }
+  void lib(const std::string& rel, ElfSpec s) const { file(rel, make_elf(s)); }
+  void link(const std::string& target, const std::string& rel) const {
+    fs::create_directories(fs::path(root + "/" + rel).parent_path());
+    fs::create_symlink(target, root + "/" + rel);
+  }
+  void dir(const std::string& rel) const { fs::create_directories(root + "/" + rel); }
+  void copy_host(const std::string& host, const std::string& rel) const {
+    fs::create_directories(fs::path(root + "/" + rel).parent_path());
+    fs::copy_file(host, root + "/" + rel, fs::copy_options::overwrite_existing);
+  }
+};
+
+// Names, types and link targets under the root, but the caches and ldconfig's aux-cache.
+std::map<std::string, std::string> listing(const std::string& root) {
+  std::map<std::string, std::string> out;
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator();
+       ++it) {
+    std::string rel = it->path().string().substr(root.size());
+    if (rel.rfind("/var", 0) == 0 || rel.rfind("/etc/ld.so.cache", 0) == 0) continue;
+    auto st = it->symlink_status();
+    if (fs::is_symlink(st))
+      out[rel] = "-> " + fs::read_symlink(it->path()).string();
+    else if (fs::is_directory(st))
+      out[rel] = "dir";
+    else
+      out[rel] = "file " + std::to_string(fs::file_size(it->path()));
+  }
+  return out;
+}
+
+int run_host_ldconfig(const std::string& root, const std::vector<std::string>& folders) {
+  std::string cmd = "/sbin/ldconfig -r '" + root + "' -f /etc/ld.so.conf -C /etc/ld.so.cache";
+  for (const auto& f : folders) cmd += " '" + f + "'";
+  cmd += " 2>/dev/null";
+  return std::system(cmd.c_str());
+}
+
+std::string generator_of(const std::string& cache) {
+  std::uint32_t ext, off, size;
+  std::memcpy(&ext, cache.data() + 32, 4);
+  std::memcpy(&off, cache.data() + ext + 16, 4);
+  std::memcpy(&size, cache.data() + ext + 20, 4);
+  return cache.substr(off, size);
+}
+
+std::string describe(const std::string& cache) {
+  auto recs = parse_ldcache(cache);
+  if (!recs) return recs.error().message();
+  std::string out;
+  for (const auto& r : *recs)
+    out += fmt::format("{} {:#x} {:#x} {}\n", r.key, r.flags, r.hwcap, r.path);
+  return out;
+}
+
+// Builds the tree twice, runs both writers, compares.
+void expect_same_as_ldconfig(const std::function<void(const Tree&)>& build,
+                             const std::vector<std::string>& folders) {
+  ASSERT_EQ(::access("/sbin/ldconfig", X_OK), 0) << "the oracle needs the host's /sbin/ldconfig";
+  testing::TempDir tmp;
+  Tree a{tmp / "oracle"}, b{tmp / "native"};
+  build(a);
+  build(b);
+  ASSERT_EQ(run_host_ldconfig(a.root, folders), 0);
+  std::string want = slurp(a.root + "/etc/ld.so.cache");
+  ASSERT_FALSE(want.empty());
+  auto root = Root::open(b.root);
+  ASSERT_TRUE(root) << root.error().message();
+  LdcacheScanOptions o;
+  o.folders = folders;
+  auto done = update_ldcache_in_process(*root, o, generator_of(want));
+  ASSERT_TRUE(done) << done.error().message();
+  std::string got = slurp(b.root + "/etc/ld.so.cache");
+  EXPECT_EQ(describe(got), describe(want));
+  // NVCT_LDCACHE_DUMP=PREFIX keeps both files of a mismatch (PREFIX.got, PREFIX.want).
+  if (got != want && std::getenv("NVCT_LDCACHE_DUMP")) {
+    spit(std::string(std::getenv("NVCT_LDCACHE_DUMP")) + ".got", got);
+    spit(std::string(std::getenv("NVCT_LDCACHE_DUMP")) + ".want", want);
+  }
+  EXPECT_TRUE(got == want) << "byte difference with equal entries: sizes " << got.size() << " and "
+                           << want.size();
+  EXPECT_EQ(listing(b.root), listing(a.root));
+  struct stat st {};
+  ASSERT_EQ(::stat((b.root + "/etc/ld.so.cache").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0644);
+  EXPECT_NE(::access((b.root + "/etc/ld.so.cache~").c_str(), F_OK), 0);
+}
+
+// Debian 12 layout: merged /usr, multiarch dirs, the stock ld.so.conf(.d).
+void debian_base(const Tree& t) {
+  t.dir("usr/lib/x86_64-linux-gnu");
+  t.dir("usr/lib64");
+  t.dir("usr/local/lib");
+  t.link("usr/lib", "lib");
+  t.link("usr/lib64", "lib64");
+  t.file("etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n\n");
+  t.file("etc/ld.so.conf.d/libc.conf", "# libc default configuration\n/usr/local/lib\n");
+  t.file("etc/ld.so.conf.d/x86_64-linux-gnu.conf",
+         "# Multiarch support\n/usr/local/lib/x86_64-linux-gnu\n/lib/x86_64-linux-gnu\n"
+         "/usr/lib/x86_64-linux-gnu\n");
+  const std::string lib = "usr/lib/x86_64-linux-gnu/";
+  for (const char* f : {"libc.so.6", "libm.so.6", "libz.so.1", "libgcc_s.so.1"}) {
+    std::string host = std::string("/lib/x86_64-linux-gnu/") + f;
+    if (::access(host.c_str(), R_OK) == 0) t.copy_host(fs::canonical(host).string(), lib + f);
+  }
+  t.copy_host(fs::canonical("/lib64/ld-linux-x86-64.so.2").string(), lib + "ld-linux-x86-64.so.2");
+  t.link("../lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", "usr/lib64/ld-linux-x86-64.so.2");
+  // Versioned files with their soname and development links.
+  t.lib(lib + "libfoo.so.1.2.3", spec("libfoo.so.1", {"libc.so.6"}));
+  t.link("libfoo.so.1.2.3", lib + "libfoo.so.1");
+  t.link("libfoo.so.1", lib + "libfoo.so");
+  t.lib(lib + "libbar.so.2.0", spec("libbar.so.2"));  // link created by the writer
+  t.lib(lib + "libbar.so.2.1", spec("libbar.so.2"));  // the newer one wins
+  t.lib(lib + "libnosoname.so", spec(""));
+  t.lib(lib + "libexe.so.1", spec("libexe.so.1", {}, true, ET_EXEC));
+  t.file(lib + "libtext.so.1", "not an ELF file at all, long enough to be looked at by ldconfig\n");
+  t.file(lib + "libempty.so.1", "");
+  t.link("libgone.so.9.9", lib + "libgone.so.9");  // dangling: removed
+  t.link("/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3", lib + "libabs.so.1");  // absolute, in-root
+  t.file(lib + "notalib.txt", "x");
+}
+
+// The mock driver's files as the hook mounts them: versioned files, some soname links.
+void driver_libs(const Tree& t, const std::string& dir, bool is64) {
+  const char* version = "550.54.14";
+  for (const char* name : {"libcuda", "libnvidia-ml", "libnvidia-ptxjitcompiler", "libnvidia-nvvm",
+                           "libcudadebugger", "libnvidia-opencl", "libnvidia-gpucomp",
+                           "libnvidia-allocator", "libnvidia-cfg"}) {
+    std::string file = fmt::format("{}/{}.so.{}", dir, name, version);
+    std::string soname = fmt::format("{}.so.1", name);
+    t.lib(file, spec(soname, {"libm.so.6", "libc.so.6"}, is64));
+  }
+  t.link(fmt::format("libcuda.so.{}", version), dir + "/libcuda.so.1");
+  t.link("libcuda.so.1", dir + "/libcuda.so");
+}
+
+TEST(LdcacheLibcmp, ComparesDigitRunsNumerically) {
+  EXPECT_LT(ldcache_libcmp("libfoo.so.9", "libfoo.so.10"), 0);
+  EXPECT_GT(ldcache_libcmp("libfoo.so.1.10", "libfoo.so.1.9"), 0);
+  EXPECT_EQ(ldcache_libcmp("libfoo.so.01", "libfoo.so.1"), 0);
+  EXPECT_GT(ldcache_libcmp("libfoo.so.1", "libfoo.so"), 0);
+  EXPECT_LT(ldcache_libcmp("liba", "libb"), 0);
+  EXPECT_GT(ldcache_libcmp("lib1", "liba"), 0);
+}
+
+TEST(LdcacheBytes, EmptyCacheHasHeaderAndGenerator) {
+  std::string b = ldcache_bytes({}, {}, "gen");
+  ASSERT_GE(b.size(), 48u + 8 + 16 + 3);
+  EXPECT_EQ(b.substr(0, 20), "glibc-ld.so.cache1.1");
+  EXPECT_EQ(b.substr(b.size() - 3), "gen");
+  auto recs = parse_ldcache(b);
+  ASSERT_TRUE(recs);
+  EXPECT_TRUE(recs->empty());
+}
+
+TEST(LdcacheBytes, ParserRejectsTruncatedFiles) {
+  std::string b = ldcache_bytes({{"libx.so.1", "/l/libx.so.1", 0x303, ""}}, {}, "g");
+  EXPECT_FALSE(parse_ldcache(b.substr(0, 60)));
+  EXPECT_FALSE(parse_ldcache("glibc-ld.so.cache1.0"));
+}
+
+TEST(LdcacheOracle, DebianRootfsWithDriverLibs) {
+  expect_same_as_ldconfig(
+      [](const Tree& t) {
+        debian_base(t);
+        driver_libs(t, "usr/lib/x86_64-linux-gnu", true);
+      },
+      {"/usr/lib/x86_64-linux-gnu"});
+}
+
+TEST(LdcacheOracle, UbuntuLikeLib64AndDuplicateDirs) {
+  expect_same_as_ldconfig(
+      [](const Tree& t) {
+        debian_base(t);
+        t.file("etc/ld.so.conf.d/zz-lib64.conf", "/usr/lib64/\n/usr/lib64\n/lib64\n");
+        driver_libs(t, "usr/lib64", true);
+        // The same soname in two dirs: both entries, in directory order.
+        t.lib("usr/local/lib/libfoo.so.1.0", spec("libfoo.so.1"));
+      },
+      {"/usr/lib64", "/usr/lib/x86_64-linux-gnu"});
+}
+
+TEST(LdcacheOracle, GlibcHwcapsSubdirectories) {
+  expect_same_as_ldconfig(
+      [](const Tree& t) {
+        debian_base(t);
+        driver_libs(t, "usr/lib/x86_64-linux-gnu", true);
+        const std::string h = "usr/lib/x86_64-linux-gnu/glibc-hwcaps/";
+        t.lib(h + "x86-64-v3/libfoo.so.1.2.3", spec("libfoo.so.1"));
+        t.lib(h + "x86-64-v2/libfoo.so.1.2.3", spec("libfoo.so.1"));
+        t.lib(h + "x86-64-v2/libzap.so.4.0", spec("libzap.so.4"));
+        t.dir(h + "x86-64-v4");  // no library: named in the string table only
+        t.file(h + "README", "a regular file is skipped\n");
+      },
+      {"/usr/lib/x86_64-linux-gnu"});
+}
+
+TEST(LdcacheOracle, ThirtyTwoBitLibraries) {
+  expect_same_as_ldconfig(
+      [](const Tree& t) {
+        debian_base(t);
+        driver_libs(t, "usr/lib/x86_64-linux-gnu", true);
+        driver_libs(t, "usr/lib/i386-linux-gnu", false);
+        t.file("etc/ld.so.conf.d/i386-linux-gnu.conf", "/usr/lib/i386-linux-gnu\n");
+        t.lib("usr/lib32/libold.so.3", spec("libold.so.3", {}, false));
+      },
+      {"/usr/lib/x86_64-linux-gnu", "/usr/lib/i386-linux-gnu", "/usr/lib32"});
+}
+
+TEST(LdcacheOracle, LdSoConfIncludesCommentsAndOddLines) {
+  expect_same_as_ldconfig(
+      [](const Tree& t) {
+        debian_base(t);
+        driver_libs(t, "usr/lib/x86_64-linux-gnu", true);
+        t.file("etc/ld.so.conf",
+               "include /etc/ld.so.conf.d/*.conf\n"
+               "   /opt/a/lib   # comment after a dir\n"
+               "include more.d/*.conf extra.conf\n"
+               "hwcap 1 foo\n"
+               "/opt/missing\n"
+               "/opt/b/lib/\n");
+        t.file("etc/more.d/1.conf", "/opt/c/lib\ninclude /etc/nested.conf\n");
+        t.file("etc/more.d/.hidden.conf", "/opt/hidden\n");
+        t.file("etc/more.d/2.txt", "/opt/txt\n");
+        t.file("etc/nested.conf", "/opt/nested\n");
+        t.file("etc/extra.conf", "/opt/extra\n");
+        for (const char* d : {"opt/a/lib", "opt/b/lib", "opt/c/lib", "opt/hidden", "opt/txt",
+                              "opt/nested", "opt/extra"}) {
+          std::string base = fs::path(d).parent_path().filename().string();
+          if (base.empty() || base == "opt") base = fs::path(d).filename().string();
+          t.lib(std::string(d) + "/lib" + base + ".so.1.0", spec("lib" + base + ".so.1"));
+        }
+      },
+      {"/usr/lib/x86_64-linux-gnu"});
+}
+
+TEST(LdcacheScan, SymlinkedDirLeavingTheRootStaysInside) {
+  testing::TempDir tmp;
+  Tree outside{tmp / "outside"}, t{tmp / "rootfs"};
+  outside.lib("lib/libevil.so.1", spec("libevil.so.1"));
+  debian_base(t);
+  t.link(outside.root + "/lib", "opt/escape");  // absolute: resolved inside the rootfs
+  t.file("etc/ld.so.conf.d/escape.conf", "/opt/escape\n");
+  auto root = Root::open(t.root);
+  ASSERT_TRUE(root);
+  auto scan = scan_ldcache(*root, {});
+  ASSERT_TRUE(scan) << scan.error().message();
+  for (const auto& e : scan->entries) EXPECT_NE(e.key, "libevil.so.1") << e.path;
+}
+
+TEST(LdcacheScan, LegacyHwcapDirectoryIsNotModelled) {
+  testing::TempDir tmp;
+  Tree t{tmp / "rootfs"};
+  debian_base(t);
+  t.lib("usr/lib/x86_64-linux-gnu/tls/libfoo.so.1", spec("libfoo.so.1"));
+  auto root = Root::open(t.root);
+  ASSERT_TRUE(root);
+  auto scan = scan_ldcache(*root, {});
+  ASSERT_FALSE(scan);
+  EXPECT_EQ(scan.error().code(), ENOTSUP);
+}
+
+TEST(LdcacheScan, SelfIncludingConfigFailsWithTheFile) {
+  testing::TempDir tmp;
+  Tree t{tmp / "rootfs"};
+  debian_base(t);
+  t.file("etc/ld.so.conf", "include /etc/ld.so.conf\n");
+  auto root = Root::open(t.root);
+  ASSERT_TRUE(root);
+  auto scan = scan_ldcache(*root, {});
+  ASSERT_FALSE(scan);
+  EXPECT_EQ(scan.error().code(), ELOOP);
+  EXPECT_NE(scan.error().message().find("/etc/ld.so.conf"), std::string::npos);
+}
+
+TEST(LdcacheWrite, CacheSymlinkedOutsideIsReplacedNotFollowed) {
+  testing::TempDir tmp;
+  Tree t{tmp / "rootfs"};
+  t.dir("etc");
+  spit(tmp / "victim", "keep");
+  t.link(tmp / "victim", "etc/ld.so.cache~");
+  t.link(tmp / "victim", "etc/ld.so.cache");
+  auto root = Root::open(t.root);
+  ASSERT_TRUE(root);
+  ASSERT_TRUE(write_ldcache_file(*root, "/etc/ld.so.cache", "data"));
+  EXPECT_EQ(slurp(tmp / "victim"), "keep");
+  EXPECT_EQ(slurp(t.root + "/etc/ld.so.cache"), "data");
+  EXPECT_FALSE(fs::is_symlink(t.root + "/etc/ld.so.cache"));
+}
+
+}  // namespace
+}  // namespace nvct::mount
