@@ -177,6 +177,7 @@ std::vector<Finding> check_driver(Host& host) {
     auto facts = query(*root, nvml->path);
     if (facts) {
       nvml_facts = std::move(*facts);
+      host.nvml_facts = nvml_facts;
     } else {
       nvml_error = facts.error().message();
     }

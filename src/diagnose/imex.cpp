@@ -28,8 +28,10 @@ std::vector<Finding> check_imex(Host& host) {
     if (st && S_ISCHR(st->st_mode) && major(st->st_rdev) == *major_number) channels.push_back(name);
   }
   if (channels.empty()) {
+    // Info, not a warning: the driver creates no channel by default (NVreg_CreateImexChannel0=0,
+    // seen on an H200 host with driver 580); only IMEX (multi-node NVLink) workloads need one.
     out.push_back({"imex.channels-missing",
-                   Severity::kWarn,
+                   Severity::kInfo,
                    "IMEX channels enabled in the kernel but no channel nodes: "
                    "NVIDIA_IMEX_CHANNELS requests fail",
                    {fmt::format("/proc/devices: {} nvidia-caps-imex-channels", *major_number),

@@ -61,12 +61,21 @@ std::vector<Finding> check_ipc(Host& host) {
   }
 
   // ipc.fabricmanager-missing
+  // The driver registers the nvidia-nvswitch major on every host (an H200 VM without NVSwitch
+  // has it, with an empty /proc/driver/nvidia-nvswitch/devices): a switch shows as a device.
   std::string nvswitch;
   if (proc.major_of("nvidia-nvswitch")) {
-    nvswitch = "/proc/devices: nvidia-nvswitch";
-  } else {
+    for (const auto& name : host.list_dir("/proc/driver/nvidia-nvswitch/devices")) {
+      nvswitch = "/proc/driver/nvidia-nvswitch/devices/" + name + ": present";
+      break;
+    }
+  }
+  if (nvswitch.empty()) {
     for (const auto& name : host.list_dir("/dev")) {
-      if (strings::starts_with(name, "nvidia-nvswitch")) nvswitch = "/dev/" + name + ": present";
+      if (strings::starts_with(name, "nvidia-nvswitch") && name != "nvidia-nvswitchctl") {
+        nvswitch = "/dev/" + name + ": present";
+        break;
+      }
     }
   }
   if (!nvswitch.empty()) {

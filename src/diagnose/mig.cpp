@@ -1,8 +1,8 @@
 // Family `mig` (spec/doctor.md §3.8): per GPU, whether MIG is on and its instances, and the
 // /dev/nvidia-caps nodes that the MIG capability files (DeviceFileMinor) name. MIG state comes
 // from procfs: a GPU with MIG on has /proc/driver/nvidia/capabilities/gpu<minor>/mig, with one
-// gi<N> folder per GPU instance (unverified for MIG-capable GPUs with MIG off: treated as off
-// when the folder is absent). NVML is not consulted here.
+// gi<N> folder per GPU instance. A MIG-capable GPU with MIG off has the folder too, empty: an
+// empty folder is MIG on only when the driver family's NVML query says so.
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -50,11 +50,29 @@ std::vector<Finding> check_mig(Host& host) {
       states.push_back(fmt::format("/dev/nvidia{}: MIG off", gpu.info.minor));
       continue;
     }
-    ++enabled;
     unsigned instances = 0;
     for (const auto& gi : host.list_dir(mig)) {
+      if (strings::starts_with(gi, "gi")) ++instances;
+    }
+    // A MIG-capable GPU has the folder with MIG off too (seen on an H200, driver 580): without
+    // instances, only NVML tells whether MIG is on.
+    if (instances == 0) {
+      const driver::NvmlGpu* nv = nullptr;
+      if (host.nvml_facts) {
+        for (const auto& g : host.nvml_facts->gpus)
+          if (g.minor == gpu.info.minor) nv = &g;
+      }
+      if (nv == nullptr || !nv->mig_enabled) {
+        states.push_back(fmt::format("/dev/nvidia{}: MIG {}", gpu.info.minor,
+                                     nv ? "off (NVML)"
+                                        : "off or on without instances (no gi* entries; NVML "
+                                          "not queried)"));
+        continue;
+      }
+    }
+    ++enabled;
+    for (const auto& gi : host.list_dir(mig)) {
       if (!strings::starts_with(gi, "gi")) continue;
-      ++instances;
       if (!caps_major) continue;
       std::string gi_dir = fmt::format("{}/{}", mig, gi);
       check_cap(host, *caps_major, gi_dir + "/access", missing);

@@ -83,6 +83,9 @@ class Host {
   const Result<driver::DriverRoot>& driver_root();
   // The driver root as printed (its path below the host root).
   std::string driver_root_display();
+  // What NVML reported, when the driver family queried it (read by the mig family: procfs alone
+  // cannot tell MIG off from MIG on without instances).
+  std::optional<driver::NvmlFacts> nvml_facts;
 
  private:
   Host(Options options, driver::DriverRoot root);

@@ -51,6 +51,7 @@ inline void break_host(MockHost& host) {
   // ipc: an NVSwitch without fabric manager (error), no persistenced on an H100 (warn).
   host.file("/proc/devices",
             "Character devices:\n195 nvidia-frontend\n237 nvidia-nvswitch\n238 nvidia-uvm\n\n");
+  host.file("/proc/driver/nvidia-nvswitch/devices/0000:05:00.0/information", "");
   host.remove("/run/nvidia-persistenced");
   // engines: the hook missing from dockerd's PATH (error), nvidia as Docker's default (warn).
   host.remove("/usr/bin/nvidia-container-runtime-hook");

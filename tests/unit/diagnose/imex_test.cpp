@@ -37,11 +37,14 @@ TEST_F(ImexCheck, ChannelsPresent) {
   EXPECT_EQ(find(r, "imex.ok")->title, "2 IMEX channels");
 }
 
+// Info: a stock driver creates no channel (NVreg_CreateImexChannel0=0, an H200 host with driver
+// 580); only IMEX workloads need one.
 TEST_F(ImexCheck, ChannelsMissing) {
   auto r = run();
-  EXPECT_EQ(problem_ids(r), Ids{"imex.channels-missing"});
+  EXPECT_EQ(problem_ids(r), Ids{});
   const Finding* f = find(r, "imex.channels-missing");
-  EXPECT_EQ(f->severity, Severity::kWarn);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kInfo);
   EXPECT_TRUE(evidence_has(*f, "/proc/devices: 234 nvidia-caps-imex-channels"));
   EXPECT_EQ(f->fix,
             "mkdir -p /dev/nvidia-caps-imex-channels && mknod "
@@ -50,7 +53,7 @@ TEST_F(ImexCheck, ChannelsMissing) {
 
 TEST_F(ImexCheck, AFileWithTheRightNameIsNotAChannel) {
   host.file("/dev/nvidia-caps-imex-channels/channel0", "");
-  EXPECT_EQ(problem_ids(run()), Ids{"imex.channels-missing"});
+  EXPECT_NE(find(run(), "imex.channels-missing"), nullptr);
 }
 
 }  // namespace

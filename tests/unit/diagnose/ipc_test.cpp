@@ -20,6 +20,7 @@ class IpcCheck : public testing::ReadOnlyTest {
   void nvswitch() {
     host.file("/proc/devices",
               "Character devices:\n195 nvidia-frontend\n237 nvidia-nvswitch\n238 nvidia-uvm\n\n");
+    host.file("/proc/driver/nvidia-nvswitch/devices/0000:05:00.0/information", "");
   }
 };
 
@@ -65,8 +66,17 @@ TEST_F(IpcCheck, FabricManagerMissingOnNvswitch) {
   EXPECT_EQ(problem_ids(r), Ids{"ipc.fabricmanager-missing"});
   const Finding* f = find(r, "ipc.fabricmanager-missing");
   EXPECT_EQ(f->severity, Severity::kError);
-  EXPECT_TRUE(evidence_has(*f, "/proc/devices: nvidia-nvswitch"));
+  EXPECT_TRUE(evidence_has(*f, "/proc/driver/nvidia-nvswitch/devices/0000:05:00.0: present"));
   EXPECT_EQ(f->fix, "systemctl enable --now nvidia-fabricmanager");
+}
+
+// The driver registers the nvidia-nvswitch major without any switch (an H200 VM, driver 580).
+TEST_F(IpcCheck, NvswitchMajorWithoutSwitchesIsNotAnNvswitchSystem) {
+  host.file("/proc/devices",
+            "Character devices:\n195 nvidia-frontend\n237 nvidia-nvswitch\n238 nvidia-uvm\n\n");
+  host.file("/proc/driver/nvidia-nvswitch/devices/.keep", "");
+  host.remove("/proc/driver/nvidia-nvswitch/devices/.keep");
+  EXPECT_EQ(problem_ids(run()), Ids{});
 }
 
 TEST_F(IpcCheck, FabricManagerRunning) {

@@ -81,7 +81,28 @@ TEST_F(MigCheck, CapWithTheWrongNumber) {
                            "/dev/nvidia-caps/nvidia-cap13: not character device 235:13"));
 }
 
+// A MIG-capable GPU has an empty mig folder with MIG off too (an H200 with driver 580): without
+// NVML, or with NVML saying MIG is off, there is nothing to report.
+TEST_F(MigCheck, EmptyMigFolderWithoutNvmlIsNotAFinding) {
+  host.file(fmt::format("{}/gpu1/mig/.keep", kCaps), "");
+  auto r = run();
+  EXPECT_EQ(problem_ids(r), Ids{});
+  const Finding* ok = find(r, "mig.ok");
+  ASSERT_NE(ok, nullptr);
+  EXPECT_TRUE(evidence_has(*ok, "/dev/nvidia1: MIG off or on without instances"));
+}
+
+TEST_F(MigCheck, EmptyMigFolderWithNvmlMigOffIsNotAFinding) {
+  host.options().only = {"driver", "mig"};
+  host.file(fmt::format("{}/gpu1/mig/.keep", kCaps), "");
+  auto r = run();
+  EXPECT_EQ(problem_ids(r), Ids{});
+  EXPECT_TRUE(evidence_has(*find(r, "mig.ok"), "/dev/nvidia1: MIG off (NVML)"));
+}
+
 TEST_F(MigCheck, NoInstances) {
+  host.options().only = {"driver", "mig"};
+  host.nvml_result->gpus[1].mig_enabled = true;
   host.file(fmt::format("{}/gpu1/mig/.keep", kCaps), "");
   auto r = run();
   EXPECT_EQ(problem_ids(r), Ids{"mig.no-instances"});

@@ -85,6 +85,7 @@ class MockHost {
     };
     nvml_result = driver::NvmlFacts{kVersion, "12.4", {}};
     nvml_result->gpus.resize(gpus_);
+    for (unsigned i = 0; i < gpus_; ++i) nvml_result->gpus[i].minor = i;
   }
 
   static bool can_mknod() { return ::geteuid() == 0; }
