@@ -57,4 +57,20 @@ for lib in libcudart.so.11.8.89 libnvjpeg.so.11.9.0.86 libcublas.so.11.11.3.6; d
   done
 done
 "$tool" --summary "$libdir/libcudart.so.11.8.89" "$libdir/libnvjpeg.so.11.9.0.86" "$libdir/libcublas.so.11.11.3.6"
+
+# The real CUDA 11.8 runtime in an image maps to CUDA 11.8 and its published minimum driver,
+# 520.61.05 (spec/compat.md §5.1): ok on that driver, minor version compatibility on 515.43.04.
+ctk="$NVCT_BUILD_DIR/bin/nvidia-ctk"
+[ -x "$ctk" ] || e2e_die "nvidia-ctk is not built in $NVCT_BUILD_DIR/bin"
+image="$E2E_TMP/image"
+mkdir -p "$image/usr/lib/x86_64-linux-gnu"
+cp "$libdir/libcudart.so.11.8.89" "$image/usr/lib/x86_64-linux-gnu/"
+out="$("$ctk" cuda explain --rootfs --driver-version 520.61.05 --gpu-arch sm_80 "$image" 2>&1)"
+check_contains "libcudart 11.8.89: the image's runtime is CUDA 11.8" \
+  "CUDA runtime 11.8 (usr/lib/x86_64-linux-gnu/libcudart.so.11.8.89)" "$out"
+check_contains "libcudart 11.8.89: needs the published minimum driver, met by 520.61.05" \
+  "runtime: ok: needs CUDA 11.8 (driver >= 520.61.05); driver 520.61.05 has CUDA 11.8" "$out"
+out="$("$ctk" cuda explain --rootfs --driver-version 515.43.04 --gpu-arch sm_80 "$image" 2>&1)"
+check_contains "libcudart 11.8.89 on driver 515.43.04: minor version compatibility" \
+  "runtime: minor-compat: needs CUDA 11.8 (driver >= 520.61.05); driver 515.43.04 (CUDA 11.7)" "$out"
 e2e_finish
