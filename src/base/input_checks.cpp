@@ -142,7 +142,13 @@ std::size_t bad_toml_table_header_line(std::string_view text) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '"' ||
            c == '\'';
   };
-  std::size_t depth = 0, line = 1;
+  // Where a value starts (after `=`, or after `[` / `,` inside an array), and whether a bare
+  // value (a number, boolean or date, or garbage) is being read: toml++ reads a bare value up to
+  // the next value terminator (whitespace, `,`, `]`, `}`, `#`) whatever it contains, quotes
+  // included, so a quote there does not start a string.
+  std::string open;  // the open arrays and inline tables, innermost last
+  bool value_pos = false, bare = false;
+  std::size_t line = 1;
   bool line_start = true, header_line = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -150,15 +156,25 @@ std::size_t bad_toml_table_header_line(std::string_view text) {
       ++line;
       line_start = true;
       header_line = false;
+      bare = false;
+      if (open.empty()) value_pos = false;
       continue;
     }
     // Non-ASCII outside strings and comments is invalid TOML 1.0, and toml++ 3.3's
     // is_non_ascii_horizontal_whitespace() reaches TOML_UNREACHABLE (undefined behaviour in
-    // release builds) on some of it, e.g. U+FEF8 in a bare key (tests/fuzz regressions).
+    // release builds) for 3019 code points, among them U+00A1..U+0499 and U+FB26..U+FEFE,
+    // whenever it looks for whitespace after a key or inside a bare value (tests/fuzz
+    // regressions, e.g. U+FEF8 in a bare key, U+FEFD after a quote inside a bare value).
     if (static_cast<unsigned char>(c) >= 0x80) return line;
+    if (bare) {
+      if (c != ' ' && c != '\t' && c != '\r' && c != ',' && c != ']' && c != '}' && c != '#')
+        continue;
+      bare = false;
+    }
     if (c == ' ' || c == '\t' || c == '\r') continue;
     const bool at_line_start = line_start;
     line_start = false;
+    const std::size_t depth = open.size();
     if (at_line_start && depth == 0 && c == '[') {
       std::size_t j = i + 1;
       if (j < text.size() && text[j] == '[') ++j;
@@ -187,11 +203,39 @@ std::size_t bad_toml_table_header_line(std::string_view text) {
         }
       }
       i = j < text.size() && text[j] == '\n' ? j - 1 : j;  // a newline is counted above
+      value_pos = false;
       continue;
     }
     if (header_line) continue;
-    if (c == '[' || c == '{') ++depth;
-    if ((c == ']' || c == '}') && depth > 0) --depth;
+    if (value_pos) {
+      value_pos = false;
+      if (c == '[') {
+        open.push_back('[');
+        value_pos = true;
+        continue;
+      }
+      if (c == '{') {
+        open.push_back('{');
+        continue;
+      }
+      // toml++ 3.3 asserts (debug builds; `assume` in clang release builds) when an array
+      // element starts with `}`: "[1, }" (tests/fuzz regression).
+      if (c == '}' && !open.empty() && open.back() == '[') return line;
+      if (c != ']' && c != '}' && c != ',') {
+        bare = true;
+        continue;
+      }
+    }
+    if (c == '=') {
+      value_pos = true;
+    } else if (c == ',') {
+      value_pos = !open.empty() && open.back() == '[';
+    } else if (c == '[' || c == '{') {
+      open.push_back(c);
+      value_pos = c == '[';
+    } else if ((c == ']' || c == '}') && !open.empty()) {
+      open.pop_back();
+    }
   }
   return 0;
 }

@@ -65,5 +65,33 @@ TEST(TextEncoding, RefusesInvalidUtf8AndAcceptsValid) {
   }
 }
 
+// toml++ 3.3 reaches TOML_UNREACHABLE or an assertion on these (tests/fuzz campaign): refused
+// before parsing, while valid TOML with non-ASCII in strings and comments passes.
+TEST(UntrustedToml, RefusesWhatTomlPlusPlusCannotParseSafely) {
+  const char* refused[] = {
+      "[.a]\n",                              // a header without a key
+      "[nvid\xEF\xBB\xB8ia]\n",            // non-ASCII in a bare key
+      "k\xC3\xA9 = 1\n",                   // é after a bare key
+      "ve= 30[10[plugis..\"i\xEF\xBB\xBDv\n",  // a quote inside a bare value is not a string
+      "a = 1\"\xC3\xA9\"\n",
+      "r = [\"runc\",}}}} \"crun\"]\n",     // an array element starting with }
+      "r = [\n  1,\n  }\n]\n",
+  };
+  for (const char* text : refused) {
+    auto st = check_untrusted_text(text, TextSyntax::kToml, "config.toml");
+    ASSERT_FALSE(st) << text;
+    EXPECT_NE(st.error().message().find("config.toml: line "), std::string::npos);
+  }
+  const char* accepted[] = {
+      "# caf\xC3\xA9\n[a]\nb = \"h\xC3\xA9llo\" # \xE2\x82\xAC\n",
+      "a.\"\xC3\xA9\".b = 'x'\n\"k\xC3\xA9\" = 1\n",
+      "e = []\nf = [ ]\ng = [1, 2, ]\nh = [\n  # c\xC3\xA9\n  \"\xC3\xA9\", [\"\xC3\xA9\"],\n]\n",
+      "t = { a = 1, b = \"\xC3\xA9\", c = [ { d = '\xC3\xA9' } ] }\nu = {}\n",
+      "d = 1979-05-27 07:32:00Z\nm = \"\"\"\n\xC3\xA9 = \"\n\"\"\"\nn = 1.5e3\n",
+  };
+  for (const char* text : accepted)
+    EXPECT_TRUE(check_untrusted_text(text, TextSyntax::kToml, "config.toml")) << text;
+}
+
 }  // namespace
 }  // namespace nvct
