@@ -44,6 +44,12 @@ scmp_filter_ctx ldcache_filter() {
       return nullptr;
     }
   }
+  // kill(pid, 0) only: the stale-temp sweep asks whether the writer named in a temp file's name
+  // is still alive (remove_stale_temp_files); no signal can be sent.
+  if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(kill), 1, SCMP_A1(SCMP_CMP_EQ, 0)) != 0) {
+    seccomp_release(ctx);
+    return nullptr;
+  }
   return ctx;
 }
 
@@ -58,6 +64,7 @@ struct LdcacheChild {
   gid_t gid;
   scmp_filter_ctx filter;
   const std::vector<std::string>* folders;
+  pid_t parent;
 };
 
 [[noreturn]] void ldcache_report_exit(int fd, int code, const std::string& message) {
@@ -67,7 +74,14 @@ struct LdcacheChild {
   ::_exit(code == 0 ? 0 : 1);
 }
 
+// The writer dies with the hook (checklist #22/#24): SIGKILL when the parent goes, and an exit
+// when it went before the signal was armed.
+void ldcache_die_with_parent(pid_t parent) {
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || ::getppid() != parent) ::_exit(125);
+}
+
 [[noreturn]] void child_main(const LdcacheChild& c) {
+  ldcache_die_with_parent(c.parent);
   auto die = [&](std::string_view step) {
     ldcache_report_exit(c.report, errno ? errno : EIO,
                     fmt::format("ldcache writer: {}: {}", step, std::strerror(errno)));
@@ -106,6 +120,7 @@ struct LdcacheChild {
   };
   struct __user_cap_data_struct data[2]{};
   if (::syscall(SYS_capset, &hdr, data) != 0) die("drop capabilities");
+  ldcache_die_with_parent(c.parent);  // the credential change cleared it
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die("set no_new_privs");
   if (seccomp_load(c.filter) != 0) die("install the seccomp filter");
   LdcacheScanOptions scan;
@@ -160,7 +175,8 @@ Status write_ldcache_native(const Root& rootfs, const LdconfigOptions& options) 
   unique_fd go_r(go_pipe[0]), go_w(go_pipe[1]);
   std::string root_path = rootfs.path();
   LdcacheChild c{report_w.get(), go_r ? go_r.get() : -1, nsfd ? nsfd.get() : -1, root_path.c_str(),
-          root_st.st_dev, root_st.st_ino, options.uid, options.gid, filter, &options.folders};
+          root_st.st_dev, root_st.st_ino, options.uid, options.gid, filter, &options.folders,
+          ::getpid()};
   pid_t pid = ::fork();
   if (pid == 0) child_main(c);
   seccomp_release(filter);

@@ -18,8 +18,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstring>
 #include <map>
+
+#include "nvct/base/file.hpp"
 
 namespace nvct::mount {
 namespace {
@@ -376,8 +379,12 @@ class Scanner {
       return fail(ELOOP, fmt::format("ld.so.conf includes nest deeper than {} levels at {}; "
                                      "fix the image's ld.so.conf include lines",
                                      kMaxIncludeDepth, file));
-    auto fd = root_.open_in_root(file, O_RDONLY);
+    // O_NONBLOCK: a FIFO planted as a config file must not block the writer (checklist #22);
+    // only a regular file is read.
+    auto fd = root_.open_in_root(file, O_RDONLY | O_NONBLOCK);
     if (!fd) return ok();  // ldconfig warns and goes on
+    struct stat conf_st {};
+    if (::fstat(fd->get(), &conf_st) != 0 || !S_ISREG(conf_st.st_mode)) return ok();
     std::string text;
     char buf[8192];
     ssize_t n;
@@ -705,13 +712,34 @@ Status write_ldcache_file(const Root& rootfs, const std::string& cache_path,
     return fail(EINVAL, fmt::format("ld.so.cache path {} is not an absolute file path", cache_path));
   std::string dir = slash == 0 ? "/" : cache_path.substr(0, slash);
   std::string name = cache_path.substr(slash + 1);
-  std::string temp = name + "~";
   NVCT_ASSIGN_OR_RETURN(unique_fd dirfd, rootfs.open_in_root(dir, O_PATH | O_DIRECTORY));
-  if (::unlinkat(dirfd.get(), temp.c_str(), 0) != 0 && errno != ENOENT)
-    return fail_errno(fmt::format("remove the stale {} in the container", ld_join(dir, temp)));
-  unique_fd out(::openat(dirfd.get(), temp.c_str(),
-                         O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
-  if (!out) return fail_errno(fmt::format("create {} in the container", ld_join(dir, temp)));
+  // A temp name of this writer's own (".<name>.<pid>-XXXXXX", as write_file_atomic_at): hooks of
+  // containers that share a rootfs write this file at the same moment (create storm, checklist
+  // #39), and a fixed "<name>~" let one remove or rename the other's half-written file (ENOENT,
+  // EEXIST or a torn cache). A killed writer's temp file is removed by a later one.
+  remove_stale_temp_files(dirfd.get(), name);
+  // The pid alone is unique among live writers; the suffix (clock-seeded: no random device or
+  // getrandom needed in the sandbox) only keeps a pid reused after a crash from colliding.
+  static constexpr char kLdwChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  auto seed = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  std::string temp;
+  unique_fd out;
+  for (int attempt = 0; attempt < 16 && !out; ++attempt) {
+    std::string suffix(6, 'x');
+    for (auto& c : suffix) {
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+      c = kLdwChars[(seed >> 33) % (sizeof kLdwChars - 1)];
+    }
+    temp = fmt::format(".{}.{}-{}", name, ::getpid(), suffix);
+    out.reset(::openat(dirfd.get(), temp.c_str(),
+                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+    if (!out && errno != EEXIST)
+      return fail_errno(fmt::format("create {} in the container", ld_join(dir, temp)));
+  }
+  if (!out)
+    return fail(EEXIST, fmt::format("create a temporary file for {} in the container: too many "
+                                    "name collisions; remove the .{}.* files in {}",
+                                    cache_path, name, dir));
   std::size_t done = 0;
   while (done < bytes.size()) {
     ssize_t w = ::write(out.get(), bytes.data() + done, bytes.size() - done);

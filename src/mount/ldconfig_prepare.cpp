@@ -33,6 +33,15 @@ Result<unique_fd> sealed_copy(const std::string& host_path) {
   struct stat st {};
   if (::fstat(src.get(), &st) != 0) return fail_errno(fmt::format("stat {}", host_path));
   if (!S_ISREG(st.st_mode)) return fail(EINVAL, fmt::format("{} is not a regular file", host_path));
+  // Checklist #20: a script would run its interpreter inside the container's root, i.e. the
+  // image's /bin/sh; only a binary is run.
+  char magic[2] = {0, 0};
+  if (::pread(src.get(), magic, sizeof magic, 0) == 2 && magic[0] == '#' && magic[1] == '!')
+    return fail(ENOEXEC,
+                fmt::format("host ldconfig {} is a script (#!), whose interpreter would be the "
+                            "container's; set the ldconfig path (nvidia-container-cli.ldconfig "
+                            "or --ldconfig-path) to the ELF binary, e.g. {}.real",
+                            host_path, host_path));
   // CVE-2024-0135: exec a private sealed copy, never the host inode itself.
   unique_fd mem(::memfd_create("nvct-ldconfig", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC));
   if (!mem && errno == EINVAL)

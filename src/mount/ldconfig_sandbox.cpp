@@ -135,8 +135,19 @@ struct ChildArgs {
   scmp_filter_ctx filter;
 };
 
+// The helper dies with the hook (checklist #22/#24): SIGKILL when the parent goes, then a check
+// that it has not gone already; the parent holds the go pipe's write end until it reaped us.
+void die_with_parent(int go_read) {
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) ::_exit(125);
+  struct pollfd p {
+    go_read, POLLIN, 0
+  };
+  if (::poll(&p, 1, 0) < 0 || (p.revents & (POLLHUP | POLLERR)) != 0) ::_exit(125);
+}
+
 [[noreturn]] void child(const ChildArgs& a) {
   ::close(a.go_write);
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) ::_exit(125);
   char go = 0;
   if (::read(a.go_read, &go, 1) != 1) ::_exit(125);
   int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -210,6 +221,8 @@ struct ChildArgs {
   };
   struct __user_cap_data_struct data[2]{};
   if (::syscall(SYS_capset, &hdr, data) != 0) die(a.err_pipe, kCaps);
+  // A change of credentials cleared the parent-death signal: set it again.
+  die_with_parent(a.go_read);
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die(a.err_pipe, kNoNewPrivs);
   if (seccomp_load(a.filter) != 0) die(a.err_pipe, kSeccomp);
   char* const empty_env[] = {nullptr};
@@ -302,7 +315,7 @@ Status run_ldconfig(const Root& rootfs, const LdconfigOptions& options) {
       return tl::unexpected(std::move(joined).error());
     }
     if (::write(go_w.get(), "g", 1) != 1) return fail_errno("start ldconfig sandbox");
-    go_w.reset();
+    // go_w stays open until the child is reaped: the child's parent-death check polls it.
 
     std::string output;
     int report[2] = {0, 0};

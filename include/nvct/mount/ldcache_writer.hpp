@@ -75,8 +75,10 @@ struct LdcacheScan {
 // scanned directories. ENOTSUP: a tree this writer does not model.
 Result<LdcacheScan> scan_ldcache(const Root& rootfs, const LdcacheScanOptions& options);
 
-// Writes `bytes` to `cache_path` in-root: "<cache>~" created with O_EXCL|O_NOFOLLOW, mode
-// 0644, renamed over the cache. No fsync: the hook rewrites the file at every container start.
+// Writes `bytes` to `cache_path` in-root: a temp file of this writer's own (".<name>.<pid>-XXXXXX",
+// O_EXCL|O_NOFOLLOW, mode 0644) renamed over the cache, so hooks sharing a rootfs never touch each
+// other's temp file; stale ones of killed writers are removed. No fsync: the hook rewrites the
+// file at every container start.
 Status write_ldcache_file(const Root& rootfs, const std::string& cache_path,
                           std::string_view bytes);
 

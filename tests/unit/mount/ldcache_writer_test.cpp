@@ -416,5 +416,61 @@ TEST(LdcacheWrite, CacheSymlinkedOutsideIsReplacedNotFollowed) {
   EXPECT_FALSE(fs::is_symlink(t.root + "/etc/ld.so.cache"));
 }
 
+// Checklist #39 (create storm): hooks of containers that share a rootfs write its ld.so.cache at
+// the same moment. With a fixed "<cache>~" temp name one writer removed or renamed the other's
+// file ("install /etc/ld.so.cache in the container: No such file or directory", or EEXIST).
+// Every writer must succeed, the cache must be one writer's complete content, and no temp file
+// may stay behind.
+TEST(LdcacheWrite, ConcurrentWritersInOneRootfsAllSucceed) {
+  testing::TempDir tmp;
+  Tree t{tmp / "rootfs"};
+  t.dir("etc");
+  constexpr int kWriters = 6;
+  constexpr int kRounds = 150;
+  std::vector<pid_t> children;
+  for (int w = 0; w < kWriters; ++w) {
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      auto root = Root::open(t.root);
+      if (!root) ::_exit(2);
+      std::string content(32 * 1024, static_cast<char>('a' + w));
+      for (int i = 0; i < kRounds; ++i)
+        if (!write_ldcache_file(*root, "/etc/ld.so.cache", content)) ::_exit(1);
+      ::_exit(0);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a writer failed: " << status;
+  }
+  std::string got = slurp(t.root + "/etc/ld.so.cache");
+  ASSERT_EQ(got.size(), 32u * 1024);
+  EXPECT_EQ(got, std::string(got.size(), got[0])) << "a torn cache";
+  std::string left;
+  for (const auto& e : fs::directory_iterator(t.root + "/etc"))
+    if (e.path().filename() != "ld.so.cache") left += e.path().filename().string() + " ";
+  EXPECT_EQ(left, "") << "temp files left behind";
+}
+
+TEST(LdcacheWrite, StaleTempFileOfADeadWriterIsRemoved) {
+  testing::TempDir tmp;
+  Tree t{tmp / "rootfs"};
+  t.dir("etc");
+  pid_t dead = ::fork();
+  ASSERT_GE(dead, 0);
+  if (dead == 0) ::_exit(0);
+  ASSERT_EQ(::waitpid(dead, nullptr, 0), dead);
+  std::string stale = fmt::format("{}/etc/.ld.so.cache.{}-AbC123", t.root, dead);
+  spit(stale, "half");
+  auto root = Root::open(t.root);
+  ASSERT_TRUE(root);
+  ASSERT_TRUE(write_ldcache_file(*root, "/etc/ld.so.cache", "data"));
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_EQ(slurp(t.root + "/etc/ld.so.cache"), "data");
+}
+
 }  // namespace
 }  // namespace nvct::mount
