@@ -10,6 +10,8 @@ packages=(
   libtomlplusplus-dev libexpected-dev libgtest-dev libgmock-dev libyaml-cpp-dev
   runc crun busybox-static docker.io containerd podman
   iproute2 procps util-linux kmod jq python3 python3-yaml e2fsprogs
+  # security_*: the exec-site and environment tests trace the hooks
+  strace
   debhelper dpkg-dev rpm lintian help2man fakeroot ccache
   mmdebstrap apt-utils
   # e2e_runc_bats: runc's own bats suite (Debian's runc source) and its Go helper programs

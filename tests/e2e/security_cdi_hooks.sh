@@ -5,8 +5,8 @@
 #   #4  chmod through an absolute symlink; #13 a fake /proc in the image
 #   #15/#16 LD_PRELOAD / LD_LIBRARY_PATH in the image env (CVE-2025-23266), hooks run by runc
 # Every case checks that host sentinel directories stay untouched. Modes (set by CTest):
-#   NVCT_FORCE_FALLBACK=1           the hook uses the userspace walker and classic mounts
-#   NVCT_HOOK_WRAPPER=<args>        the hook runs under tests/security/no_openat2 <args>
+#   NVCT_HOOK_WRAPPER=<args>        the hook runs under tests/security/no_openat2 <args> (empty:
+#                                   openat2 only; --no-new-mount-api: also the new mount API)
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/rootfs.sh"
 require_root
@@ -15,7 +15,6 @@ require_cmd runc jq unshare gcc sha256sum
 HOOK_BIN="$(nvct_bin nvidia-cdi-hook)"
 HOOK=("$HOOK_BIN")
 HOOK_ENV=("NVIDIA_CTK_DEBUG=false")
-if [ "${NVCT_FORCE_FALLBACK:-}" = 1 ]; then HOOK_ENV+=("NVCT_TEST_FORCE_FALLBACK=1"); fi
 if [ -n "${NVCT_HOOK_WRAPPER+x}" ]; then
   WRAP="$NVCT_BUILD_DIR/tests/security/no_openat2"
   [ -x "$WRAP" ] || e2e_die "$WRAP not built (cmake --build $NVCT_BUILD_DIR --target no_openat2)"
@@ -178,6 +177,12 @@ else
   echo "# runc 1.$runc_minor does not pass the container env to hooks; control not applicable"
 fi
 
+# Which resolver the hooks used here, from a debug run: the walker exactly under the wrapper.
+env -i NVIDIA_CTK_DEBUG=true "${HOOK[@]}" create-symlinks --link libc.so.6::/lib/resolver.so \
+  <"$STATE" >/dev/null 2>"$E2E_TMP/resolver.log" || true
+walker="$(grep -c -F "with the userspace walker (openat2 unavailable)" "$E2E_TMP/resolver.log" || true)"
+check_eq "the hook resolved with $([ -n "${NVCT_HOOK_WRAPPER+x}" ] && echo the walker || echo openat2)" \
+  "$([ -n "${NVCT_HOOK_WRAPPER+x}" ] && echo 1 || echo 0)" "$walker"
 check_eq "host sentinel tree unchanged" "$BEFORE" "$(tree_hash)"
 check_eq "no mount of the hooks is left in this namespace" "" \
   "$(grep -F "$E2E_TMP" /proc/self/mountinfo || true)"

@@ -9,19 +9,12 @@
 #include "nvct/base/log.hpp"
 #include "nvct/base/version_info.hpp"
 #include "nvct/cdi_hooks/cli.hpp"
-#include "nvct/mount/bind.hpp"
-#include "nvct/mount/in_root.hpp"
 #include "stderr_sink.hpp"
 
 int main(int argc, char** argv) {
   try {
     nvct::log::set_sink(nvct::cmd::cdi_hook::make_stderr_sink());
     nvct::log::set_level(nvct::log::Level::kInfo);
-    // Test switch of the security suite: exercise the fallback resolver and classic mounts.
-    if (const char* f = std::getenv("NVCT_TEST_FORCE_FALLBACK"); f && f[0] == '1') {
-      nvct::mount::force_openat2_fallback(true);
-      nvct::mount::force_classic_mount_api(true);
-    }
     CLI::App app("NVIDIA CDI hooks", "nvidia-cdi-hook");
     // Its own name and the nvct version, as every binary's --version (spec/packaging.md §4.1).
     app.set_version_flag("-v,--version",
