@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -191,12 +192,62 @@ int remove_stale_temp_files(int dirfd, const std::string& name, int min_age_s) {
   return removed;
 }
 
+namespace {
+
+// Copies every extended attribute of dir/name (an existing regular file) to `to`: the SELinux
+// label (security.selinux) above all, so that a rewritten daemon.json keeps the context the
+// engine's policy expects (security.md §8 "CLI file attributes", row 44), but also ACLs and
+// user.* ones. A label that cannot be set is an error; the rest is best effort.
+Status copy_xattrs(int dirfd, const std::string& name, const struct stat& existing, int to) {
+  unique_fd from(::openat(dirfd, name.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC));
+  if (!from) return ok();  // unreadable: the write below reports the real problem
+  struct stat st {};
+  if (::fstat(from.get(), &st) != 0 || st.st_ino != existing.st_ino || st.st_dev != existing.st_dev)
+    return ok();
+  std::string names(4096, '\0');
+  ssize_t n = ::flistxattr(from.get(), names.data(), names.size());
+  if (n < 0 && errno == ERANGE) {
+    n = ::flistxattr(from.get(), nullptr, 0);
+    if (n > 0) {
+      names.resize(static_cast<std::size_t>(n));
+      n = ::flistxattr(from.get(), names.data(), names.size());
+    }
+  }
+  if (n <= 0) return ok();  // none, or no xattr support
+  names.resize(static_cast<std::size_t>(n));
+  for (std::size_t pos = 0; pos < names.size();) {
+    std::string key(names.c_str() + pos);
+    pos += key.size() + 1;
+    if (key.empty()) continue;
+    const bool label = key == "security.selinux";
+    ssize_t len = ::fgetxattr(from.get(), key.c_str(), nullptr, 0);
+    std::string value(len > 0 ? static_cast<std::size_t>(len) : 0, '\0');
+    if (len > 0) len = ::fgetxattr(from.get(), key.c_str(), value.data(), value.size());
+    if (len < 0) {
+      if (label) return fail_errno(fmt::format("read the SELinux label of {}", name));
+      continue;
+    }
+    value.resize(static_cast<std::size_t>(len));
+    if (::fsetxattr(to, key.c_str(), value.data(), value.size(), 0) != 0 && label)
+      return fail_errno(fmt::format("keep the SELinux label \"{}\" of {}",
+                                    value.substr(0, value.find('\0')), name));
+  }
+  return ok();
+}
+
+}  // namespace
+
 Status write_file_atomic_at(int dirfd, const std::string& name, std::string_view content,
                             AtomicWriteOptions options) {
   struct stat existing {};
   bool have_existing = ::fstatat(dirfd, name.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0;
   if (have_existing && !S_ISREG(existing.st_mode))
     return fail(EINVAL, fmt::format("replace {}: not a regular file", name));
+  if (have_existing && options.refuse_hard_links && existing.st_nlink > 1)
+    return fail(EMLINK, fmt::format("replace {}: it has {} hard links (another name for the same "
+                                    "file may be a host file); nothing written: remove the other "
+                                    "links, or write a copy of the file under its own name",
+                                    name, existing.st_nlink));
   mode_t mode = have_existing ? (existing.st_mode & 07777) : options.default_mode;
 
   // A writer killed with SIGKILL between create and rename left its temp file behind.
@@ -223,6 +274,10 @@ Status write_file_atomic_at(int dirfd, const std::string& name, std::string_view
   if (::fchmod(fd.get(), mode) != 0) return cleanup_fail(fail_errno(fmt::format("chmod {}", tmp)));
   if (have_existing && ::fchown(fd.get(), existing.st_uid, existing.st_gid) != 0 && errno != EPERM)
     return cleanup_fail(fail_errno(fmt::format("chown {}", tmp)));
+  if (have_existing) {
+    if (auto kept = copy_xattrs(dirfd, name, existing, fd.get()); !kept)
+      return cleanup_fail(tl::unexpected(std::move(kept).error()));
+  }
   if (auto st = write_all(fd.get(), content); !st)
     return cleanup_fail(
         tl::unexpected(std::move(st.error().context(fmt::format("write {}", tmp)))));
@@ -255,8 +310,21 @@ Status write_file_atomic(const std::string& path, std::string_view content,
   if (name.empty()) return fail(EINVAL, fmt::format("write {}: not a file path", path));
   unique_fd dirfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dirfd) return fail_errno(fmt::format("open directory {}", dir));
-  return with_context(write_file_atomic_at(dirfd.get(), name, content, options),
-                      fmt::format("write {}", path));
+  Status written = write_file_atomic_at(dirfd.get(), name, content, options);
+  if (!written) {
+    // A full or read-only file system is the user's to fix: say how, and that nothing was lost
+    // (the temp file is already gone, the target untouched). Issue 18.
+    const int code = written.error().code();
+    if (code == ENOSPC || code == EDQUOT)
+      return fail(code, fmt::format("write {}: {}: free space (or quota) on the file system "
+                                    "holding {} and run the command again; {} is unchanged",
+                                    path, written.error().message(), dir, path));
+    if (code == EROFS)
+      return fail(code, fmt::format("write {}: {}: {} is on a read-only file system: remount it "
+                                    "read-write or write the file elsewhere; {} is unchanged",
+                                    path, written.error().message(), dir, path));
+  }
+  return with_context(std::move(written), fmt::format("write {}", path));
 }
 
 }  // namespace nvct

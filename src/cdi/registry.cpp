@@ -1,5 +1,6 @@
 // Spec directory scanning and the device index. Only regular files (symlinks followed) named
-// *.json or *.yaml directly in a spec dir are read; subdirectories are not descended into.
+// *.json or *.yaml directly in a spec dir are read; subdirectories are not descended into. Any
+// other object with such a name (a FIFO, a directory, a symlink loop) is an error of its own path.
 #include "nvct/cdi/registry.hpp"
 
 #include <dirent.h>
@@ -11,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "nvct/base/file.hpp"
 #include "nvct/base/log.hpp"
 #include "nvct/base/strings.hpp"
 #include "nvct/cdi/spec_io.hpp"
@@ -53,7 +55,14 @@ void Registry::scan_dir(const std::string& dir, int priority) {
       add_error(path, fmt::format("failed to stat CDI spec {}: {}", path, std::strerror(errno)));
       continue;
     }
-    if (!S_ISREG(st.st_mode)) continue;
+    // Never opened (a FIFO would block the read, a device would run its driver), but named:
+    // a spec that silently does not load is a device that silently does not exist (issue 18).
+    if (!S_ISREG(st.st_mode)) {
+      add_error(path, fmt::format("CDI spec {} is a {}, not a regular file; it is not read: "
+                                  "remove it or replace it with a spec file",
+                                  path, file_type_name(st.st_mode)));
+      continue;
+    }
     auto spec = load_spec_file(path);
     if (!spec) {
       add_error(path, spec.error().message());

@@ -1,5 +1,7 @@
 // Strict decoding of a CDI spec from YAML or JSON text. yaml-cpp throws on malformed input, so
 // every call into it stays inside parse_spec()'s try block.
+#include <yaml-cpp/anchor.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
@@ -7,6 +9,7 @@
 #include <functional>
 #include <limits>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -260,6 +263,66 @@ Result<Spec> decode_spec(const YAML::Node& root) {
   return spec;
 }
 
+// YAML anchors (&a) and aliases (*a) let a few hundred bytes stand for billions of nodes (the
+// "billion laughs"): yaml-cpp shares an aliased node, but decoding walks every path to it. CDI
+// specs have no use for them (the reference's generator never writes one), so the text is first
+// run through yaml-cpp's event parser, which stops at the first anchor, before any node is built
+// or expanded: bounded time and memory.
+struct AliasFound {
+  YAML::Mark mark;
+  std::string anchor;
+};
+
+class AnchorDetector : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t a) override { check(m, a); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { throw AliasFound{m, ""}; }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t a,
+                const std::string&) override {
+    check(m, a);
+  }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t a,
+                       YAML::EmitterStyle::value) override {
+    check(m, a);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t a,
+                  YAML::EmitterStyle::value) override {
+    check(m, a);
+  }
+  void OnMapEnd() override {}
+  void OnAnchor(const YAML::Mark& m, const std::string& name) override {
+    throw AliasFound{m, name};
+  }
+
+ private:
+  static void check(const YAML::Mark& m, YAML::anchor_t a) {
+    if (a != YAML::NullAnchor) throw AliasFound{m, ""};
+  }
+};
+
+// Called inside parse_spec()'s try block (the event parser throws on malformed input too).
+Status refuse_anchors(std::string_view text) {
+  // Without '&' or '*' anywhere there can be neither: the common case costs one scan.
+  if (text.find_first_of("&*") == std::string_view::npos) return ok();
+  std::istringstream in{std::string(text)};
+  YAML::Parser parser(in);
+  AnchorDetector detector;
+  try {
+    parser.HandleNextDocument(detector);
+  } catch (const AliasFound& found) {
+    std::string what = found.anchor.empty() ? "a YAML anchor or alias"
+                                            : fmt::format("the YAML anchor &{}", found.anchor);
+    return fail(EINVAL, fmt::format("{} at line {}, column {}: aliases are not allowed in CDI "
+                                    "specs (anchors and aliases can expand a small file into "
+                                    "billions of nodes): write each value out in full",
+                                    what, found.mark.line + 1, found.mark.column + 1));
+  }
+  return ok();
+}
+
 }  // namespace
 
 Result<Spec> parse_spec(std::string_view text, std::string_view name) {
@@ -267,6 +330,7 @@ Result<Spec> parse_spec(std::string_view text, std::string_view name) {
     // yaml-cpp recurses per nesting level: 100 000 nested flow sequences overflow the stack.
     NVCT_TRY(check_untrusted_text(text, TextSyntax::kYaml, "malformed YAML/JSON"));
     try {
+      NVCT_TRY(refuse_anchors(text));
       YAML::Node root = YAML::Load(std::string(text));
       return decode_spec(root);
     } catch (const std::exception& e) {

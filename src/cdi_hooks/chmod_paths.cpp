@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "nvct/base/log.hpp"
 #include "nvct/mount/container_path.hpp"
@@ -15,6 +16,32 @@ namespace {
 mount::PathPolicy policy_for(const std::string& path) {
   return path == "/dev" || path.rfind("/dev/", 0) == 0 ? mount::PathPolicy::kDevice
                                                        : mount::PathPolicy::kDefault;
+}
+
+// A chmod goes to the inode, whatever name reached it, so the object must be the container's own
+// (security.md row 44): not a file with another name elsewhere (a hard link to a host file), and
+// on the rootfs's filesystem, or for /dev paths on the container's /dev (runc's tmpfs); a host
+// file bind-mounted into the container has another st_dev and is refused.
+Status check_own_object(const mount::Root& rootfs, const std::string& where,
+                        const struct stat& st) {
+  if (!S_ISDIR(st.st_mode) && st.st_nlink > 1)
+    return fail(EMLINK, fmt::format("{} has {} hard links (another name for it may be a host "
+                                    "file); its mode is not changed: remove the --path or the "
+                                    "extra links",
+                                    where, st.st_nlink));
+  struct stat root_st {};
+  if (::fstat(rootfs.fd(), &root_st) != 0) return fail_errno("stat the container root");
+  if (st.st_dev == root_st.st_dev) return ok();
+  if (policy_for(where) == mount::PathPolicy::kDevice) {
+    auto dev = rootfs.open_in_root("/dev", O_PATH | O_DIRECTORY);
+    struct stat dev_st {};
+    if (dev && ::fstat(dev->get(), &dev_st) == 0 && st.st_dev == dev_st.st_dev) return ok();
+  }
+  return fail(EXDEV, fmt::format("{} is on another filesystem (device {}:{}) than the container "
+                                 "root ({}:{}), e.g. a host file mounted into the container; its "
+                                 "mode is not changed: remove the --path",
+                                 where, major(st.st_dev), minor(st.st_dev), major(root_st.st_dev),
+                                 minor(root_st.st_dev)));
 }
 
 }  // namespace
@@ -48,6 +75,7 @@ Result<int> chmod_paths(const mount::Root& rootfs, mode_t mode,
       if (::fstat(fd->get(), &st) != 0) return fail_errno(fmt::format("stat {}", where));
       if (S_ISLNK(st.st_mode)) continue;
       if ((st.st_mode & 07777) == mode) continue;
+      NVCT_TRY(check_own_object(rootfs, where, st));
       // chmod through the fd's magic link: the object the kernel resolved, not a new lookup.
       if (::fchmodat(AT_FDCWD, mount::proc_fd_path(fd->get()).c_str(), mode, 0) != 0) {
         if (errno == EPERM) {

@@ -138,6 +138,17 @@ Result<HostFileContent> read_host_file(const std::string& path) {
 
 namespace {
 
+// security.md row 44: a host config with a second name (a hard link) is never rewritten: the
+// other name may be a host file, and a rename would silently split the two.
+Status refuse_hard_linked(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink <= 1) return ok();
+  return fail(EMLINK, fmt::format("{} has {} hard links (another name for the same file may be a "
+                                  "host file); nothing written: remove the other links, or edit "
+                                  "a copy of the file under its own name",
+                                  path, st.st_nlink));
+}
+
 // The file must still be the one that was read (same stamp, or still absent); with
 // options.backup an existing file is first copied to <path>.bak with its mode. Returns whether
 // the file exists. `verb` names what is refused otherwise ("written", "removed").
@@ -167,9 +178,12 @@ Result<bool> check_unchanged_and_back_up(const std::string& path, const HostFile
 
 Status replace_host_file(const std::string& path, std::string_view text,
                          const HostFileStamp& read_stamp, ReplaceOptions options) {
+  // Checked before the backup too, so that a refusal leaves no <path>.bak behind.
+  NVCT_TRY(refuse_hard_linked(path));
   NVCT_TRY(check_unchanged_and_back_up(path, read_stamp, options, "written"));
   NVCT_TRY(make_dirs(strings::dirname(path)));
-  return write_file_atomic(path, text);
+  // A hard-linked engine config is refused: its other name may be a host file (row 44).
+  return write_file_atomic(path, text, {.refuse_hard_links = true});
 }
 
 Status remove_host_file(const std::string& path, const HostFileStamp& read_stamp,
@@ -194,6 +208,10 @@ Result<HostFileEdit> open_host_file_edit(const std::string& path, bool lock) {
     edit.lock.emplace(std::move(held));
   }
   NVCT_ASSIGN_OR_RETURN(edit.content, read_host_file(edit.resolved));
+  // A file opened to be written is refused here already, before any other file of the same
+  // command (containerd's drop-in, written before the main file) is changed.
+  if (lock)
+    NVCT_TRY(with_context(refuse_hard_linked(edit.resolved), fmt::format("update {}", path)));
   return edit;
 }
 

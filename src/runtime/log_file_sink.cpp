@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nvct/base/file.hpp"
+#include "nvct/base/log_file.hpp"
 
 namespace nvct::runtime {
 
@@ -48,9 +49,8 @@ std::string format_log_line(log::Level level, std::string_view message, LogForma
 
 Result<unique_fd> open_log_file(const std::string& path) {
   if (path.empty() || path == "/dev/null") return unique_fd();
-  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) return fail_errno("open log file " + path);
-  return unique_fd(fd);
+  // Never a FIFO, a device, a symlink, a hard link or a planted file (security.md row 41).
+  return open_log_file_for_append(path);
 }
 
 void LogFileSink::add(unique_fd fd, LogFormat format) {

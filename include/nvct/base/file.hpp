@@ -47,11 +47,18 @@ struct AtomicWriteOptions {
   // false: no fsync of the file and the directory (a transient file read at once that no crash
   // needs to survive, e.g. the bundle's config.json the shim rewrites for runc).
   bool durable = true;
+  // true: an existing target with more than one hard link is refused (EMLINK) and left as it is
+  // (security.md row 44): its other name may be a host file the caller never meant to replace,
+  // and a rename would silently split the two. Set by the host config writers (daemon.json,
+  // containerd, CRI-O, config.toml --in-place, CDI spec output).
+  bool refuse_hard_links = false;
 };
 
 // Replaces dir/name atomically: a temp file ".<name>.XXXXXX" in the same directory (O_EXCL),
 // full write, fsync, renameat over the target, fsync of the directory. An existing target's
-// mode and owner are kept. On any error the temp file is removed and the target is untouched.
+// mode, owner and extended attributes (its SELinux label security.selinux, ACLs, user.*) are
+// kept; a label that cannot be copied is an error. On any error the temp file is removed and the
+// target is untouched.
 Status write_file_atomic_at(int dirfd, const std::string& name, std::string_view content,
                             AtomicWriteOptions options = {});
 // Same for a path: the directory is opened and the basename replaced.

@@ -26,9 +26,10 @@ LogFormat parse_log_format(std::string_view format);
 std::string format_log_line(log::Level level, std::string_view message, LogFormat format,
                             std::chrono::system_clock::time_point when);
 
-// "" and /dev/null mean no file (an invalid fd, no error). Otherwise opens with
-// O_WRONLY|O_APPEND|O_CREAT|O_CLOEXEC|O_NOFOLLOW, mode 0644: a symlink planted in a
-// world-writable log dir is refused rather than followed.
+// "" and /dev/null mean no file (an invalid fd, no error). Otherwise
+// open_log_file_for_append (base/log_file.hpp): a symlink, FIFO, device, hard-linked file or a
+// file planted by another user in a world-writable log dir is refused, never followed nor waited
+// on.
 Result<unique_fd> open_log_file(const std::string& path);
 
 // Writes each message to every target with one write() per line, so concurrent shims appending

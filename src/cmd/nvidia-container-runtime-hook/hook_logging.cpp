@@ -10,6 +10,7 @@
 
 #include "nvct/base/file.hpp"
 #include "nvct/base/log.hpp"
+#include "nvct/base/log_file.hpp"
 #include "nvct/base/unique_fd.hpp"
 
 namespace nvct::hook {
@@ -57,10 +58,10 @@ Status install_hook_logging(bool debug_flag, const std::string& debug_file) {
   }
   log::set_level(log::Level::kOff);
   if (debug_file.empty()) return ok();
-  // O_NOFOLLOW: a log directory writable by others must not redirect root's appends.
-  unique_fd fd(::open(debug_file.c_str(),
-                      O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644));
-  if (!fd) return fail_errno(fmt::format("open debug log {}", debug_file));
+  // Never a FIFO, a device, a symlink, a hard link or a planted file (security.md row 41).
+  auto opened = open_log_file_for_append(debug_file);
+  if (!opened) return tl::unexpected(std::move(opened).error().context("open debug log"));
+  unique_fd fd = std::move(*opened);
   int raw = fd.get();
   log::set_sink(std::make_shared<FdSink>(raw, std::move(fd)));
   log::set_level(log::Level::kDebug);

@@ -78,10 +78,16 @@ void configure_logging(Logging& logging, const config::Config& cfg, const oci::R
   log::set_level(level);
   // What was kept while loading the config now meets the level the config asked for.
   logging.sink->flush_deferred(level);
-  if (!debug_fd) log::warn("{}; continuing without it", debug_fd.error().message());
-  if (!logging.runc_log_error.empty()) {
-    log::warn("{}; continuing without it", logging.runc_log_error);
-  }
+  // A refused log never fails the container (security.md §8 "Logging"); it is named on stderr
+  // too, since the other log may be refused as well (stdout stays untouched).
+  auto warn_log = [](const std::string& message) {
+    log::warn("{}; continuing without it", message);
+    (void)write_all(STDERR_FILENO, fmt::format("nvidia-container-runtime: warning: {}; "
+                                               "continuing without it\n",
+                                               message));
+  };
+  if (!debug_fd) warn_log(debug_fd.error().message());
+  if (!logging.runc_log_error.empty()) warn_log(logging.runc_log_error);
 }
 
 // One clear message on stderr and in the logs, exit 1 (spec/runtime.md §11).

@@ -20,7 +20,10 @@ Status write_output(const std::string& path, std::string_view content) {
       return fail(ec.value(),
                   fmt::format("create directory {}: {}", parent.string(), ec.message()));
   }
-  return with_context(write_file_atomic(path, content), fmt::format("write {}", path));
+  // A hard-linked output file (a CDI spec, a config) is refused: its other name may be a host
+  // file (security.md row 44).
+  return with_context(write_file_atomic(path, content, {.refuse_hard_links = true}),
+                      fmt::format("write {}", path));
 }
 
 }  // namespace nvct::cmd::nvidia_ctk

@@ -3,7 +3,9 @@
 # opens is given a FIFO, a socket, a device node, a symlink loop, a /proc/self/fd link or a huge
 # sparse file; every parser gets deep nesting, NUL bytes, invalid UTF-8, duplicate keys and wrong
 # types; NVIDIA_* variables get hostile values; the hook gets a root.path that is not a container
-# root; the shim gets a read-only bundle. Each row checks:
+# root; the shim gets a read-only bundle; the shim's and the hook's log paths are a FIFO, links to
+# a host file or a planted file (#41); every writer gets a hard-linked target (#44); a CDI spec
+# dir holds hostile files and an alias bomb beside a valid spec. Each row checks:
 #   - nothing blocks: the row runs under `timeout` and a kill fails it ("blocked");
 #   - a clear error: the exit code and the message are checked;
 #   - nothing lost: the files of the row are byte-identical afterwards (a FIFO is still a FIFO),
@@ -451,7 +453,7 @@ cdi_row duplicate-key 0 'spec: duplicate field \"kind\"'
 pyfile "$SPEC" "b'cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices: 5\n'"
 cdi_row devices-number 0 "spec.devices: expected a list"
 pyfile "$SPEC" "b'a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\nh: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]\ncdiVersion: 0.5.0\n'"
-cdi_row billion-laughs 0 'spec: unknown field \"a\"' 
+cdi_row billion-laughs 0 "aliases are not allowed in CDI specs"
 rm -f "$SPEC"
 
 # --- the bundle's config.json: the shim at create, the hook at prestart ---------------------------
@@ -589,6 +591,196 @@ row nvidia-env control-valid-request 0 "" "$HOOK" -config "$GOOD_TOML" prestart
 check "control: GPU 0's node was created in the container root" \
   nsenter -t "$CPID" -m test -c "$CROOT/dev/nvidia0"
 unset CAT
+
+# --- log paths (security.md §9 row 41): the shim's --log and debug file, the hook's debug file ---
+# A FIFO (its open hung the shim and the hook), a hard link and a symlink to a host file, and a
+# file another user planted in a sticky world-writable directory: nothing blocks, the host file
+# and the planted object are unchanged, a warning names the file, and the container still starts
+# (exit 0): a log that cannot be opened never fails a container (security.md §8 "Logging"; the
+# reference warns only). The hook runs on the stand-in container with a valid request.
+ADDED_START=$SECONDS
+LOG_HOST="$T/log-host/secret"
+mkdir -p "$T/log-host"
+echo "host secret" >"$LOG_HOST"
+# A fresh stand-in container per hook row (a root configured once cannot be configured again).
+LOG_CPID=""
+start_log_container() { # <root>
+  mkdir -p "$1/dev" "$1/proc"
+  unshare -m --propagation private sh -c \
+    "mount --bind '$1' '$1' && mount -t proc proc '$1/proc' && mount -t tmpfs tmpfs '$1/proc/driver' && exec sleep 600" &
+  LOG_CPID=$!
+  e2e_on_exit "kill -9 $LOG_CPID 2>/dev/null; wait $LOG_CPID 2>/dev/null"
+  for _ in $(seq 100); do
+    [ "$(cat "/proc/$LOG_CPID/comm" 2>/dev/null)" = sleep ] && break
+    sleep 0.05
+  done
+  [ "$(cat "/proc/$LOG_CPID/comm" 2>/dev/null)" = sleep ] || e2e_die "the stand-in container did not start"
+  make_gpu_bundle "$RB" "$1" NVIDIA_VISIBLE_DEVICES=0
+  state_for "$RB" "$LOG_CPID" >"$T/state-log.json"
+}
+for kind in fifo hardlink symlink planted control; do
+  d="$T/logs/$kind"
+  mkdir -p "$d"
+  LOGP="$d/nvct.log"
+  case "$kind" in
+    fifo) mkfifo "$LOGP"; msg="log file $LOGP is a FIFO, not a regular file" ;;
+    hardlink) ln "$LOG_HOST" "$LOGP"; msg="log file $LOGP has 2 hard links" ;;
+    symlink) ln -s "$LOG_HOST" "$LOGP"; msg="log file $LOGP is a symbolic link" ;;
+    planted)
+      chmod 1777 "$d"
+      echo planted >"$LOGP"
+      chown 65534:65534 "$LOGP"
+      msg="log file $LOGP belongs to uid 65534"
+      ;;
+    control) chmod 1777 "$d"; msg="" ;; # created by the writer itself: accepted and written
+  esac
+  sed -e "s|^\[nvidia-container-cli\]$|&\ndebug = \"$LOGP\"|" \
+    -e "s|^\[nvidia-container-runtime\]$|&\ndebug = \"$LOGP\"|" "$GOOD_TOML" >"$T/log.toml"
+  for who in shim-log shim-debug hook-debug; do
+    [ "$kind" = control ] || watch "$LOGP" "$LOG_HOST"
+    case "$who" in
+      shim-log) row log-path "$kind-$who" 0 "${msg:+nvidia-container-runtime: warning: $msg}" \
+        env NVIDIA_CTK_CONFIG_FILE_PATH="$GOOD_TOML" "$SHIM" --log "$LOGP" --log-format json \
+        create --bundle "$BUNDLE" hostile ;;
+      shim-debug) row log-path "$kind-$who" 0 "${msg:+nvidia-container-runtime: warning: $msg}" \
+        env NVIDIA_CTK_CONFIG_FILE_PATH="$T/log.toml" "$SHIM" create --bundle "$BUNDLE" hostile ;;
+      hook-debug)
+        start_log_container "$T/log-root-$kind"
+        ROW_STDIN="$T/state-log.json"
+        row log-path "$kind-$who" 0 "${msg:+nvidia-container-runtime-hook: warning: $msg}" \
+          "$HOOK" -config "$T/log.toml" prestart
+        check "log-path $kind-$who: the container was configured (GPU 0's node)" \
+          nsenter -t "$LOG_CPID" -m test -c "$T/log-root-$kind/dev/nvidia0"
+        kill -9 "$LOG_CPID" 2>/dev/null || true
+        wait "$LOG_CPID" 2>/dev/null || true ;;
+    esac
+  done
+done
+check "log-path control: the shim's json log, its debug log and the hook's were written" \
+  grep -q '"level"' "$T/logs/control/nvct.log"
+check "log-path control: the hook's debug lines are there" \
+  grep -q 'nvidia-container-runtime-hook\[' "$T/logs/control/nvct.log"
+
+# --- hard links and file attributes (security.md §9 row 44) ---------------------------------------
+# Every writer refuses a file with a second name (it may be a host file): nothing written, no
+# temp file, no backup, no drop-in. The CDI chmod hook refuses a hard link and a file on another
+# filesystem than the container root (a host file mounted in).
+HL="$T/hardlink"
+mkdir -p "$HL/conf.d" "$HL/crio.conf.d" "$T/hl-host"
+CDI_HOOK="$BIN/nvidia-cdi-hook"
+[ -x "$CDI_HOOK" ] || e2e_die "$CDI_HOOK is missing (build it, or set NVCT_HOSTILE_BIN_DIR)"
+hl_row() { # <id> <content of the host file> <linked path> <command...>
+  local id="$1" content="$2" target="$3"
+  shift 3
+  printf '%b' "$content" >"$T/hl-host/$id"
+  ln "$T/hl-host/$id" "$target"
+  watch "$T/hl-host/$id" "$target" "$HL/conf.d/99-nvidia.toml" "$HL/crio.conf.d/99-nvidia.toml"
+  row hardlink "$id" 1 "has 2 hard links" "$@"
+  rm -f "$target"
+}
+hl_row config-toml-in-place '[nvidia-container-cli]\n' "$HL/config.toml" \
+  "$CTK" config --config-file "$HL/config.toml" --in-place --set nvidia-container-cli.debug=/x.log
+hl_row daemon-json '{"data-root":"/var/lib/docker"}\n' "$HL/daemon.json" \
+  "${CONFIGURE[@]}" --runtime=docker --config="$HL/daemon.json"
+hl_row containerd 'version = 2\n' "$HL/containerd.toml" "${CONFIGURE[@]}" --runtime=containerd \
+  --config="$HL/containerd.toml" --drop-in-config="$HL/conf.d/99-nvidia.toml"
+hl_row containerd-drop-in 'version = 2\n' "$HL/conf.d/99-nvidia.toml" "${CONFIGURE[@]}" \
+  --runtime=containerd --config="$HL/containerd-main.toml" --drop-in-config="$HL/conf.d/99-nvidia.toml"
+hl_row crio-drop-in '[crio]\n' "$HL/crio.conf.d/99-nvidia.toml" "${CONFIGURE[@]}" --runtime=crio \
+  --config="$HL/crio.conf" --drop-in-config="$HL/crio.conf.d/99-nvidia.toml"
+hl_row cdi-spec-output 'old spec\n' "$HL/nvidia.yaml" "$CTK" cdi generate --driver-root "$R" \
+  --nvidia-cdi-hook-path "$CDI_HOOK" --output "$HL/nvidia.yaml"
+rm -f "$HL/containerd-main.toml" "$HL/crio.conf"
+
+# The chmod hook: a hard link in the rootfs to a host file, then a host file bind-mounted into a
+# rootfs on another filesystem (a private mount namespace with a tmpfs rootfs).
+CHB="$T/chmod-bundle"
+make_gpu_bundle "$CHB"
+mkdir -p "$CHB/rootfs/usr/bin"
+state_for "$CHB" $$ >"$T/state-chmod.json"
+printf 'host\n' >"$T/hl-host/chmod-victim"
+chmod 0600 "$T/hl-host/chmod-victim"
+ln "$T/hl-host/chmod-victim" "$CHB/rootfs/usr/bin/tool"
+watch "$T/hl-host/chmod-victim"
+ROW_STDIN="$T/state-chmod.json"
+row hardlink chmod-hook-hard-link 1 "/usr/bin/tool has 2 hard links" "$CDI_HOOK" chmod \
+  --mode 755 --path /usr/bin/tool
+rm -f "$CHB/rootfs/usr/bin/tool"
+watch "$T/hl-host/chmod-victim"
+ROW_STDIN="$T/state-chmod.json"
+row hardlink chmod-hook-other-filesystem 1 "/data/file is on another filesystem" unshare -m \
+  --propagation private sh -c "mount -t tmpfs tmpfs '$CHB/rootfs' && mkdir -p '$CHB/rootfs/data' \
+  && : >'$CHB/rootfs/data/file' && mount --bind '$T/hl-host/chmod-victim' '$CHB/rootfs/data/file' \
+  && exec '$CDI_HOOK' chmod --mode 755 --path /data/file"
+
+# Attributes kept through a symlinked daemon.json (written through, the link kept): mode 0600, a
+# non-root group, and the SELinux label security.selinux (user.nvct-label stands in where the
+# kernel refuses security.* without an SELinux policy).
+ATTR="$T/attr"
+mkdir -p "$ATTR/real"
+printf '{"data-root":"/var/lib/docker"}\n' >"$ATTR/real/daemon.json"
+chown 0:4242 "$ATTR/real/daemon.json"
+chmod 0600 "$ATTR/real/daemon.json"
+ln -s real/daemon.json "$ATTR/daemon.json"
+LABEL_XATTR="$(python3 -c '
+import os, sys
+label = b"system_u:object_r:container_config_t:s0\0"
+try:
+    os.setxattr(sys.argv[1], "security.selinux", label); print("security.selinux")
+except OSError:
+    os.setxattr(sys.argv[1], "user.nvct-label", label); print("user.nvct-label")
+' "$ATTR/real/daemon.json")"
+echo "# row 44: the label is kept in $LABEL_XATTR"
+row daemon-json attributes-kept 0 "Wrote updated config to $ATTR/real/daemon.json" \
+  "${CONFIGURE[@]}" --runtime=docker --config="$ATTR/daemon.json"
+check_eq "attributes-kept: owner, group and mode" "0:4242 600" \
+  "$(stat -c '%u:%g %a' "$ATTR/real/daemon.json")"
+check_eq "attributes-kept: the $LABEL_XATTR label" "system_u:object_r:container_config_t:s0" \
+  "$(python3 -c 'import os,sys; print(os.getxattr(sys.argv[1], sys.argv[2]).rstrip(b"\0").decode())' \
+    "$ATTR/real/daemon.json" "$LABEL_XATTR")"
+check "attributes-kept: the symlink is kept" test -L "$ATTR/daemon.json"
+check "attributes-kept: the runtime was added" grep -q '"nvidia"' "$ATTR/real/daemon.json"
+
+# --- hostile CDI spec files beside a valid spec (issue 18) ----------------------------------------
+# Each is named in a warning by `nvidia-ctk cdi list` and by the shim in cdi mode (in its log),
+# never skipped silently, and the valid spec still provides its device. A "billion laughs" spec
+# (nine levels of nine aliases) is refused before any expansion.
+SPECS2="$T/cdi2"
+mkdir -p "$SPECS2"
+printf 'cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: "0"\n  containerEdits:\n    env: [NVCT_HOSTILE_GOOD=1]\n' \
+  >"$SPECS2/good.yaml"
+CDI_TOML="$T/cdi.toml"
+cat >"$CDI_TOML" <<TOML
+[nvidia-container-runtime]
+mode = "cdi"
+runtimes = ["$(command -v true)"]
+[nvidia-container-runtime.modes.cdi]
+spec-dirs = ["$SPECS2"]
+TOML
+CB="$T/cdi-bundle"
+BAD="$SPECS2/bad.yaml"
+BOMB="b'a: &a [x, x, x, x, x, x, x, x, x]\n' + b''.join(b'%c: &%c [' % (c, c) + b', '.join([b'*%c' % (c - 1)] * 9) + b']\n' for c in range(ord('b'), ord('j'))) + b'cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices: []\n'"
+for kind in fifo socket dir loop huge invalid-yaml alias-bomb; do
+  case "$kind" in
+    invalid-yaml) pyfile "$BAD" "b'cdiVersion: [\n'"; msg="failed to parse CDI spec $BAD" ;;
+    alias-bomb) pyfile "$BAD" "$BOMB"; msg="the YAML anchor &a at line 1, column 4: aliases are not allowed in CDI specs" ;;
+    loop) plant loop "$BAD"; msg="failed to stat CDI spec $BAD: Too many levels of symbolic links" ;;
+    huge) plant huge "$BAD"; msg="$BAD is 1099511627776 bytes, larger than" ;;
+    *) plant "$kind" "$BAD"; msg="CDI spec $BAD is a $(stat -c %F "$BAD" | sed 's/fifo/FIFO/'), not a regular file" ;;
+  esac
+  watch "$BAD" "$SPECS2/good.yaml"
+  row cdi-dir "$kind-cdi-list" 0 "$msg" "$CTK" cdi list --spec-dir "$SPECS2"
+  check "cdi-dir $kind-cdi-list: the valid spec's device is listed" grep -qx "nvidia.com/gpu=0" "$T/row.out"
+  rm -rf "$CB"
+  make_gpu_bundle "$CB" rootfs NVIDIA_VISIBLE_DEVICES=nvidia.com/gpu=0
+  rm -f "$T/cdi-shim.log"
+  watch "$BAD" "$SPECS2/good.yaml"
+  row cdi-dir "$kind-shim" 0 "$msg" sh -c "NVIDIA_CTK_CONFIG_FILE_PATH='$CDI_TOML' '$SHIM' \
+    --log '$T/cdi-shim.log' create --bundle '$CB' hostile; rc=\$?; cat '$T/cdi-shim.log'; exit \$rc"
+  check "cdi-dir $kind-shim: the valid spec's edits were injected" grep -q NVCT_HOSTILE_GOOD=1 "$CB/config.json"
+  unplant "$BAD"
+done
+echo "# rows 41 and 44 and the CDI spec dir rows: $((SECONDS - ADDED_START))s"
 
 # --- summary ----------------------------------------------------------------------------------
 echo "# hostile-input table: $ROWS rows, $((ROWS - ROWS_FAILED)) passed, $ROWS_FAILED failed, ${SECONDS}s"

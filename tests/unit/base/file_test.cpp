@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
+#include <cstring>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -142,6 +144,56 @@ TEST(OpenRegularFile, NoFollowRefusesASymlinkLoop) {
   auto text = read_file(dir / "a");
   ASSERT_FALSE(text);
   EXPECT_EQ(text.error().code(), ELOOP);
+}
+
+// security.md row 44: the host config writers refuse a target with another name.
+TEST(AtomicWrite, RefusesAHardLinkedTargetWhenAskedAndWritesNothing) {
+  testing::TempDir dir;
+  auto host = dir.write("host-file", "host");
+  ASSERT_EQ(::link(host.c_str(), (dir / "daemon.json").c_str()), 0);
+  auto r = write_file_atomic(dir / "daemon.json", "new", {.refuse_hard_links = true});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code(), EMLINK);
+  EXPECT_NE(r.error().message().find("daemon.json: it has 2 hard links"), std::string::npos)
+      << r.error().message();
+  EXPECT_EQ(dir.read("host-file"), "host");
+  int entries = 0;
+  for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
+  EXPECT_EQ(entries, 2);  // no temp file
+  // Without the option (in-container files, config.json) a rename splits the link as before.
+  ASSERT_TRUE(write_file_atomic(dir / "daemon.json", "new"));
+  EXPECT_EQ(dir.read("host-file"), "host");
+}
+
+// security.md row 44: owner, group, mode and the SELinux label (security.selinux, where the
+// kernel lets root set it without an SELinux policy; user.* stands in for it otherwise) are kept.
+TEST(AtomicWrite, KeepsOwnerGroupModeAndExtendedAttributes) {
+  testing::TempDir dir;
+  auto path = dir.write("daemon.json", "{}");
+  ASSERT_EQ(::chown(path.c_str(), 1234, 5678), 0) << "needs root";
+  ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+  const std::string label = "system_u:object_r:container_config_t:s0";
+  ASSERT_EQ(::setxattr(path.c_str(), "user.nvct-label", label.data(), label.size(), 0), 0)
+      << "the test directory's filesystem has no user.* xattrs: " << std::strerror(errno);
+  const bool have_selinux =
+      ::setxattr(path.c_str(), "security.selinux", label.c_str(), label.size() + 1, 0) == 0;
+  if (!have_selinux) std::fprintf(stderr, "# security.selinux refused; user.* stands in\n");
+  ASSERT_TRUE(write_file_atomic(path, "{\"a\":1}", {.refuse_hard_links = true}));
+  EXPECT_EQ(dir.read("daemon.json"), "{\"a\":1}");
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 1234u);
+  EXPECT_EQ(st.st_gid, 5678u);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  char buf[256] = {};
+  ssize_t n = ::getxattr(path.c_str(), "user.nvct-label", buf, sizeof buf);
+  ASSERT_GT(n, 0);
+  EXPECT_EQ(std::string(buf, static_cast<std::size_t>(n)), label);
+  if (have_selinux) {
+    n = ::getxattr(path.c_str(), "security.selinux", buf, sizeof buf);
+    ASSERT_GT(n, 0);
+    EXPECT_EQ(std::string(buf), label);
+  }
 }
 
 TEST(StaleTempFiles, ADeadWritersTempFileIsRemovedByTheNextWrite) {

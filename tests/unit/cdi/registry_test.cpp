@@ -117,5 +117,32 @@ TEST(Registry, UnresolvableNamesAreAllListed) {
   EXPECT_EQ(edits.error().message(), "unresolvable CDI devices v.com/c=x, v.com/c=y");
 }
 
+// Issue 18: a hostile object named like a spec is named in an error (the callers warn with it),
+// never opened and never skipped silently; the valid spec beside it still loads.
+TEST(Registry, NonRegularSpecsAreNamedAndTheValidOneStillLoads) {
+  testing::TempDir d;
+  d.write("etc/good.yaml", spec_yaml("v.com/c", "dev", "A=1"));
+  ASSERT_EQ(::mkfifo((d / "etc/fifo.yaml").c_str(), 0644), 0);
+  ASSERT_EQ(::mkdir((d / "etc/dir.yaml").c_str(), 0755), 0);
+  ASSERT_EQ(::symlink("loop2.json", (d / "etc/loop1.json").c_str()), 0);
+  ASSERT_EQ(::symlink("loop1.json", (d / "etc/loop2.json").c_str()), 0);
+  d.write("etc/bad.yaml", "cdiVersion: [\n");
+  auto r = Registry::load({d / "etc"});
+  EXPECT_EQ(r.device_names(), (std::vector<std::string>{"v.com/c=dev"}));
+  auto first_error = [&](const std::string& name) -> std::string {
+    auto it = r.errors().find(d / ("etc/" + name));
+    return it == r.errors().end() || it->second.empty() ? "" : it->second.front();
+  };
+  EXPECT_NE(first_error("fifo.yaml").find("fifo.yaml is a FIFO, not a regular file"),
+            std::string::npos);
+  EXPECT_NE(first_error("dir.yaml").find("dir.yaml is a directory, not a regular file"),
+            std::string::npos);
+  EXPECT_NE(first_error("loop1.json").find("oo many levels of symbolic links"), std::string::npos)
+      << first_error("loop1.json");
+  EXPECT_NE(first_error("bad.yaml").find("failed to parse CDI spec"), std::string::npos)
+      << first_error("bad.yaml");
+  EXPECT_EQ(r.errors().size(), 5u);
+}
+
 }  // namespace
 }  // namespace nvct::cdi

@@ -1,5 +1,8 @@
 // Strict YAML/JSON decoding (cdi.md §1) and the minimal schema file of §4.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <chrono>
 
 #include "nvct/cdi/spec_io.hpp"
 #include "nvct/cdi/validate.hpp"
@@ -129,6 +132,49 @@ TEST(SpecReader, OversizedFileIsRejected) {
   testing::TempDir dir;
   auto path = dir.write("big.yaml", std::string(kMaxSpecFileSize + 1, '#'));
   EXPECT_FALSE(load_spec_file(path));
+}
+
+// Issue 18: a "billion laughs" (nine levels of nine aliases: 9^9 = 387 million leaves) is refused
+// before any node is built or expanded, in bounded time.
+TEST(SpecReader, AliasBombIsRefusedBeforeExpansion) {
+  std::string text = "a: &a [x, x, x, x, x, x, x, x, x]\n";
+  const char* names = "abcdefghi";
+  for (int level = 1; level < 9; ++level) {
+    char self = names[level];
+    char prev = names[level - 1];
+    text += fmt::format("{0}: &{0} [", self);
+    for (int i = 0; i < 9; ++i) text += fmt::format("{}*{}", i ? ", " : "", prev);
+    text += "]\n";
+  }
+  text += "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices: []\n";
+  auto start = std::chrono::steady_clock::now();
+  auto r = parse_spec(text, "bomb.yaml");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("failed to parse CDI spec bomb.yaml: the YAML anchor &a at "
+                                     "line 1, column 4: aliases are not allowed in CDI specs"),
+            std::string::npos)
+      << r.error().message();
+}
+
+TEST(SpecReader, AnAliasInsideTheSpecIsRefusedToo) {
+  auto r = parse_spec(
+      "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ncontainerEdits:\n  env: &e [A=1]\n"
+      "devices:\n- name: x\n  containerEdits:\n    env: *e\n",
+      "alias.yaml");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("the YAML anchor &e at line 4"), std::string::npos)
+      << r.error().message();
+}
+
+TEST(SpecReader, AmpersandsAndStarsInStringsAreNotAliases) {
+  auto r = parse_spec(
+      "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: x\n  containerEdits:\n"
+      "    env: [\"A=&a\", \"B=*b\", C=x&y*z]\n",
+      "plain.yaml");
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(r->devices[0].container_edits.env,
+            (std::vector<std::string>{"A=&a", "B=*b", "C=x&y*z"}));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -243,6 +244,44 @@ TEST(EditHostFile, EditsExistingFileKeepingModeUnderASidecarLock) {
   EXPECT_EQ(st.st_mode & 07777, 0600u);
   // The sidecar lock is gone once the edit is done.
   EXPECT_NE(::access((dir / ".config.toml.lock").c_str(), F_OK), 0);
+}
+
+// security.md row 44: a hard-linked config (its other name may be a host file) is refused with
+// nothing written, no backup either; owner, group, mode and xattrs of a normal one are kept.
+TEST(EditHostFile, AHardLinkedFileIsRefusedAndNothingIsWritten) {
+  TempDir dir;
+  std::string host = dir.write("host-file", "host\n");
+  std::string path = dir / "daemon.json";
+  ASSERT_EQ(::link(host.c_str(), path.c_str()), 0);
+  auto edit = [](const std::optional<std::string>&) -> Result<std::string> {
+    return std::string("new\n");
+  };
+  Status s = edit_host_file(path, edit, ReplaceOptions{.backup = true});
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code(), EMLINK);
+  EXPECT_NE(s.error().message().find("daemon.json has 2 hard links"), std::string::npos)
+      << s.error().message();
+  EXPECT_EQ(dir.read("host-file"), "host\n");
+  EXPECT_NE(::access((dir / "daemon.json.bak").c_str(), F_OK), 0);
+}
+
+TEST(EditHostFile, KeepsOwnerGroupModeAndTheLabelXattr) {
+  TempDir dir;
+  std::string path = dir.write("daemon.json", "{}\n");
+  ASSERT_EQ(::chown(path.c_str(), 0, 4242), 0) << "needs root";
+  ASSERT_EQ(::chmod(path.c_str(), 0640), 0);
+  ASSERT_EQ(::setxattr(path.c_str(), "user.nvct-label", "etc_t", 5, 0), 0);
+  Status s = edit_host_file(path, [](const std::optional<std::string>&) -> Result<std::string> {
+    return std::string("{\"a\":1}\n");
+  });
+  ASSERT_TRUE(s) << s.error().message();
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_gid, 4242u);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  char buf[16] = {};
+  EXPECT_EQ(::getxattr(path.c_str(), "user.nvct-label", buf, sizeof buf), 5);
+  EXPECT_EQ(std::string(buf), "etc_t");
 }
 
 TEST(EditHostFile, CreatesMissingFile) {
