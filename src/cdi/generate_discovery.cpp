@@ -2,6 +2,7 @@
 
 #include "nvct/cdi/generate_wsl.hpp"
 #include "nvct/cdi/inject.hpp"
+#include "nvct/driver/facts_cache.hpp"
 #include "nvct/driver/libraries.hpp"
 #include "nvct/driver/nvml_process.hpp"
 
@@ -18,9 +19,10 @@ Result<driver::DriverInfo> discover_driver_for_cdi(const CdiDiscovery& options) 
   }
   if (auto user = driver::default_nvml_user()) o.nvml_user = *user;
   o.binary_names = &driver::cdi_binary_names();
-  NVCT_ASSIGN_OR_RETURN(
-      auto ctx, with_context(driver::initialize_driver(o, driver::isolated_nvml_query(o.nvml_user)),
-                             "failed to initialize the driver at " + o.root));
+  driver::NvmlQuery nvml = driver::isolated_nvml_query(o.nvml_user);
+  if (options.facts_cache) nvml = driver::cached_nvml_query(std::move(nvml));
+  NVCT_ASSIGN_OR_RETURN(auto ctx, with_context(driver::initialize_driver(o, nvml),
+                                               "failed to initialize the driver at " + o.root));
   NVCT_ASSIGN_OR_RETURN(auto info, with_context(driver::discover_driver(ctx, o),
                                                 "failed to discover the driver at " + o.root));
   add_cdi_libraries(info, ctx.root, ctx.ldcache ? &*ctx.ldcache : nullptr, options.libraries);

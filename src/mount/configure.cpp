@@ -14,6 +14,7 @@
 #include "nvct/driver/device_nodes.hpp"
 #include "nvct/driver/device_selection.hpp"
 #include "nvct/driver/driver_info.hpp"
+#include "nvct/driver/facts_cache.hpp"
 #include "nvct/driver/listing.hpp"
 #include "nvct/driver/procfs.hpp"
 #include "nvct/edits/builder.hpp"
@@ -80,8 +81,11 @@ Result<driver::DriverInfo> open_driver(const ConfigureOptions& o) {
   }
   NVCT_ASSIGN_OR_RETURN(d.nvml_user, staged(nvml_user(o.user), "initialization"));
   NVCT_ASSIGN_OR_RETURN(
-      auto ctx, staged(driver::initialize_driver(d, driver::isolated_nvml_query(d.nvml_user)),
-                       "initialization"));
+      auto ctx,
+      staged(driver::initialize_driver(
+                 // The hook's configure runs per container: NVML only when the driver changed.
+                 d, driver::cached_nvml_query(driver::isolated_nvml_query(d.nvml_user))),
+             "initialization"));
   return staged(driver::discover_driver(ctx, d), "detection");
 }
 

@@ -8,6 +8,7 @@
 #include "nvct/base/strings.hpp"
 #include "nvct/compat/requirement_explain.hpp"
 #include "nvct/driver/driver_info.hpp"
+#include "nvct/driver/facts_cache.hpp"
 #include "nvct/driver/nvml_process.hpp"
 #include "nvct/request/requirements.hpp"
 
@@ -78,7 +79,10 @@ Status check_cdi_requirements(const std::string& rootfs, const request::Request&
   driver::DiscoverOptions o;
   o.root = cfg.cli.root.empty() ? "/" : cfg.cli.root;
   if (auto user = driver::default_nvml_user()) o.nvml_user = *user;
-  auto ctx = driver::initialize_driver(o, driver::isolated_nvml_query(o.nvml_user));
+  // Through the driver-facts cache, as jit-cdi's discovery: the first of the two queries of a
+  // create writes it, the second (and every later create) reads it.
+  auto ctx = driver::initialize_driver(
+      o, driver::cached_nvml_query(driver::isolated_nvml_query(o.nvml_user)));
   if (!ctx) {
     // A CDI spec needs no driver access at create; a driver root nvct cannot read (a driver
     // container not up yet, a wrong nvidia-container-cli.root) must not stop containers that

@@ -122,6 +122,7 @@ Status apply_jit_cdi(nlohmann::ordered_json& spec, const std::vector<std::string
   cdi::CdiDiscovery discovery;
   discovery.driver_root = cfg.cli.root;
   discovery.libraries.explicit_only = options.features.explicit_driver_libraries;
+  discovery.facts_cache = true;  // no NVML init per create while the driver stays the same
   auto discovered = cdi::discover_driver_for_cdi(discovery);
   if (!discovered) {
     // Where the root came from and what to do: the driver is missing, or lives elsewhere.

@@ -19,6 +19,9 @@ struct CdiDiscovery {
   // to query nor procfs to read: the result is a DriverInfo with only `root` set, from which
   // build_spec makes the wsl spec (jit-cdi on WSL). false: discover as usual.
   bool detect_wsl = true;
+  // NVML's facts through the driver-facts cache (driver/facts_cache.hpp): the runtime's jit-cdi
+  // mode, run at every create. `cdi generate` (an admin command) always asks NVML.
+  bool facts_cache = false;
 };
 
 // NVML runs as the reference's unprivileged default user when that can be read, else with the

@@ -1,9 +1,11 @@
 /* The 18 NVML entry points libnvidia-container looks up (driver.md §11.3). Only these are
  * exported (the library is built with -fvisibility=hidden), so a caller that needs anything
  * else fails the way it would against a driver that lacks the symbol. */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mock_driver.h"
 
@@ -45,10 +47,27 @@ static nvmlReturn_t copy_string(char *out, unsigned int length, const char *valu
   return NVML_SUCCESS;
 }
 
+/* Test hook: when the driver root has a file nvct-mock-nvml-init.log (a test creates it, mode
+ * 0666 since NVML runs as the unprivileged NVML user), every nvmlInit_v2 appends one line to it,
+ * so a test can prove that NVML was (not) initialised. Never created here: no file, no log. */
+static void log_init(nvmlReturn_t result) {
+  char root[PATH_MAX], path[PATH_MAX];
+  if (mock_find_root(root, sizeof root) != 0 ||
+      mock_path(path, sizeof path, root, "nvct-mock-nvml-init.log") != 0)
+    return;
+  int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return;
+  char line[64];
+  int n = snprintf(line, sizeof line, "nvmlInit_v2 pid=%ld result=%d\n", (long)getpid(), (int)result);
+  if (n > 0) (void)!write(fd, line, (size_t)n);
+  close(fd);
+}
+
 NVML_EXPORT nvmlReturn_t nvmlInit_v2(void) {
   nvmlReturn_t result = NVML_SUCCESS;
   pthread_mutex_lock(&g_lock);
   if (g_init_count == 0) result = mock_driver_load(&g_driver);
+  log_init(result);
   if (result == NVML_SUCCESS) g_init_count++;
   pthread_mutex_unlock(&g_lock);
   return result;
