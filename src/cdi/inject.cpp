@@ -164,9 +164,18 @@ Status apply_mounts(ordered_json& spec, const std::vector<Mount>& mounts) {
     log::info("CDI: mount {} -> {} ({})", m.host_path, m.container_path,
               strings::join(options, ","));
   }
-  std::stable_sort(list->begin(), list->end(), [](const ordered_json& a, const ordered_json& b) {
-    return depth_of(a) < depth_of(b);
-  });
+  // Shallow destinations first, otherwise in order. Each entry's depth is computed once: the
+  // comparator used to clean both paths on every comparison (a sixth of a jit-cdi create's
+  // instructions, callgrind, 8 GPUs).
+  std::vector<std::pair<std::size_t, std::size_t>> order;  // (depth, index)
+  order.reserve(list->size());
+  for (std::size_t i = 0; i < list->size(); ++i) order.emplace_back(depth_of((*list)[i]), i);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  ordered_json sorted = ordered_json::array();
+  sorted.get_ref<ordered_json::array_t&>().reserve(list->size());
+  for (const auto& entry : order) sorted.push_back(std::move((*list)[entry.second]));
+  *list = std::move(sorted);
   return ok();
 }
 
