@@ -192,6 +192,9 @@ std::size_t bad_toml_table_header_line(std::string_view text) {
       std::size_t j = i + (multi_line ? 3 : 1);
       for (; j < text.size(); ++j) {
         if (c == '"' && text[j] == '\\') {
+          // No TOML escape starts with a non-ASCII character, and toml++ 3.3 asks whether one
+          // is whitespace (a line-ending backslash) before it fails: TOML_UNREACHABLE again.
+          if (j + 1 < text.size() && static_cast<unsigned char>(text[j + 1]) >= 0x80) return line;
           if (j + 1 < text.size() && text[j + 1] == '\n') ++line;
           ++j;
         } else if (text[j] == '\n') {

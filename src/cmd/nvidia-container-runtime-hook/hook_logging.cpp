@@ -60,7 +60,7 @@ Status install_hook_logging(bool debug_flag, const std::string& debug_file) {
   if (debug_file.empty()) return ok();
   // Never a FIFO, a device, a symlink, a hard link or a planted file (security.md row 41).
   auto opened = open_log_file_for_append(debug_file);
-  if (!opened) return tl::unexpected(std::move(opened).error().context("open debug log"));
+  if (!opened) return tl::unexpected(std::move(opened).error());
   unique_fd fd = std::move(*opened);
   int raw = fd.get();
   log::set_sink(std::make_shared<FdSink>(raw, std::move(fd)));

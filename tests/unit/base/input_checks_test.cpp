@@ -76,6 +76,8 @@ TEST(UntrustedToml, RefusesWhatTomlPlusPlusCannotParseSafely) {
       "a = 1\"\xC3\xA9\"\n",
       "r = [\"runc\",}}}} \"crun\"]\n",     // an array element starting with }
       "r = [\n  1,\n  }\n]\n",
+      "a = \"\"\"x\\\xD1\x9D\"\"\"\n",          // a backslash before non-ASCII in a string
+      "[cri.\"\"\".runtImes.crun]ru\"n\nn = \"\\\xD1\x9D\r\n",
   };
   for (const char* text : refused) {
     auto st = check_untrusted_text(text, TextSyntax::kToml, "config.toml");
