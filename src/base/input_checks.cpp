@@ -194,8 +194,21 @@ std::size_t bad_toml_table_header_line(std::string_view text) {
         if (c == '"' && text[j] == '\\') {
           // No TOML escape starts with a non-ASCII character, and toml++ 3.3 asks whether one
           // is whitespace (a line-ending backslash) before it fails: TOML_UNREACHABLE again.
+          // After a line-ending backslash it skips whitespace and newlines, asking the same of
+          // the first other character.
+          std::size_t k = j + 1;
+          while (k < text.size() && (text[k] == ' ' || text[k] == '\t' || text[k] == '\r')) ++k;
+          if (k < text.size() && text[k] == '\n') {
+            while (k < text.size() &&
+                   (text[k] == ' ' || text[k] == '\t' || text[k] == '\r' || text[k] == '\n')) {
+              if (text[k] == '\n') ++line;
+              ++k;
+            }
+            if (k < text.size() && static_cast<unsigned char>(text[k]) >= 0x80) return line;
+            j = k - 1;  // the loop's ++j reaches the next character
+            continue;
+          }
           if (j + 1 < text.size() && static_cast<unsigned char>(text[j + 1]) >= 0x80) return line;
-          if (j + 1 < text.size() && text[j + 1] == '\n') ++line;
           ++j;
         } else if (text[j] == '\n') {
           if (!multi_line) break;

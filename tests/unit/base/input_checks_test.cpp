@@ -78,6 +78,7 @@ TEST(UntrustedToml, RefusesWhatTomlPlusPlusCannotParseSafely) {
       "r = [\n  1,\n  }\n]\n",
       "a = \"\"\"x\\\xD1\x9D\"\"\"\n",          // a backslash before non-ASCII in a string
       "[cri.\"\"\".runtImes.crun]ru\"n\nn = \"\\\xD1\x9D\r\n",
+      "a = \"\"\"x\\  \n\n  \xEF\xB3\xBFy\"\"\"\n",  // non-ASCII after a line-ending backslash
   };
   for (const char* text : refused) {
     auto st = check_untrusted_text(text, TextSyntax::kToml, "config.toml");
@@ -89,6 +90,7 @@ TEST(UntrustedToml, RefusesWhatTomlPlusPlusCannotParseSafely) {
       "a.\"\xC3\xA9\".b = 'x'\n\"k\xC3\xA9\" = 1\n",
       "e = []\nf = [ ]\ng = [1, 2, ]\nh = [\n  # c\xC3\xA9\n  \"\xC3\xA9\", [\"\xC3\xA9\"],\n]\n",
       "t = { a = 1, b = \"\xC3\xA9\", c = [ { d = '\xC3\xA9' } ] }\nu = {}\n",
+      "m = \"\"\"a \\\n   b\xC3\xA9\\  \n\"\"\"\n",
       "d = 1979-05-27 07:32:00Z\nm = \"\"\"\n\xC3\xA9 = \"\n\"\"\"\nn = 1.5e3\n",
   };
   for (const char* text : accepted)
