@@ -10,8 +10,8 @@
 
 #include <cctype>
 #include <ctime>
-#include <random>
 
+#include "nvct/base/random_name.hpp"
 #include "nvct/base/signal_cleanup.hpp"
 #include "nvct/base/unique_fd.hpp"
 
@@ -128,13 +128,7 @@ Status write_all(int fd, std::string_view data) {
 
 namespace {
 
-std::string random_suffix() {
-  static constexpr char kChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-  std::random_device rd;
-  std::string s(6, 'x');
-  for (auto& c : s) c = kChars[rd() % (sizeof kChars - 1)];
-  return s;
-}
+std::string random_suffix() { return random_alnum(6); }
 
 // ".<name>.<pid>-XXXXXX": the pid tells the next writer whether the owner is still alive.
 std::string temp_name(const std::string& name) {

@@ -19,8 +19,11 @@ Result<driver::DriverInfo> discover_driver_for_cdi(const CdiDiscovery& options) 
   }
   if (auto user = driver::default_nvml_user()) o.nvml_user = *user;
   o.binary_names = &driver::cdi_binary_names();
-  driver::NvmlQuery nvml = driver::isolated_nvml_query(o.nvml_user);
-  if (options.facts_cache) nvml = driver::cached_nvml_query(std::move(nvml));
+  driver::NvmlQuery nvml = options.nvml;
+  if (!nvml) {
+    nvml = driver::isolated_nvml_query(o.nvml_user);
+    if (options.facts_cache) nvml = driver::cached_nvml_query(std::move(nvml));
+  }
   NVCT_ASSIGN_OR_RETURN(auto ctx, with_context(driver::initialize_driver(o, nvml),
                                                "failed to initialize the driver at " + o.root));
   NVCT_ASSIGN_OR_RETURN(auto info, with_context(driver::discover_driver(ctx, o),

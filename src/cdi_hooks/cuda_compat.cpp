@@ -6,11 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <random>
 #include <vector>
 
 #include "nvct/base/file.hpp"
 #include "nvct/base/log.hpp"
+#include "nvct/base/random_name.hpp"
 #include "nvct/mount/container_path.hpp"
 #include "nvct/mount/target.hpp"
 
@@ -62,8 +62,7 @@ Result<std::vector<std::string>> compat_libraries(int dirfd) {
 }
 
 std::string random_id() {
-  std::random_device rd;
-  return fmt::format("{:08x}-{:04x}-{:04x}", rd(), rd() & 0xffff, rd() & 0xffff);
+  return fmt::format("{}-{}-{}", random_hex(8), random_hex(4), random_hex(4));
 }
 
 }  // namespace

@@ -7,10 +7,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <random>
 
 #include "nvct/base/file.hpp"
 #include "nvct/base/log.hpp"
+#include "nvct/base/random_name.hpp"
 #include "nvct/base/strings.hpp"
 #include "nvct/mount/container_path.hpp"
 #include "nvct/mount/ldconfig.hpp"
@@ -22,10 +22,7 @@ namespace {
 constexpr const char* kDropInDir = "/etc/ld.so.conf.d";
 constexpr std::size_t kMaxMuslPath = 64u << 10;
 
-std::string random_suffix() {
-  std::random_device rd;
-  return fmt::format("{:08x}{:08x}", rd(), rd());
-}
+std::string random_suffix() { return random_hex(16); }
 
 // Folders cleaned lexically, in order, without duplicates.
 Result<std::vector<std::string>> clean_folders(const std::vector<std::string>& folders) {

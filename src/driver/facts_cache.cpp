@@ -12,12 +12,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
-#include <random>
 #include <set>
 
 #include "nvct/base/file.hpp"
 #include "nvct/base/input_checks.hpp"
 #include "nvct/base/log.hpp"
+#include "nvct/base/random_name.hpp"
 #include "nvct/base/strings.hpp"
 #include "nvct/base/unique_fd.hpp"
 #include "nvct/driver/nvml_process.hpp"
@@ -126,13 +126,7 @@ Result<unique_fd> fc_open_dir(const std::string& dir) {
   return fd;
 }
 
-std::string fc_random_suffix() {
-  static const char kChars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-  std::random_device rd;
-  std::string s;
-  for (int i = 0; i < 6; ++i) s += kChars[rd() % (sizeof kChars - 1)];
-  return s;
-}
+std::string fc_random_suffix() { return random_alnum(6); }
 
 // Removes the files of driver roots that no longer exist (a driver container's root after it
 // went away; a test's mock root) and temp files of killed writers, so that the directory does

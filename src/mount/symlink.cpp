@@ -5,9 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <random>
 
 #include "nvct/base/log.hpp"
+#include "nvct/base/random_name.hpp"
 #include "nvct/mount/container_path.hpp"
 #include "nvct/mount/target.hpp"
 
@@ -15,8 +15,7 @@ namespace nvct::mount {
 namespace {
 
 std::string temp_name(const std::string& base) {
-  std::random_device rd;
-  return fmt::format(".{}.nvct-{:08x}", base, rd());
+  return fmt::format(".{}.nvct-{}", base, random_hex(8));
 }
 
 // Links never go under /dev, except the DRM by-path links of graphics containers

@@ -112,7 +112,7 @@ Status check_not_stale(const cdi::Registry& registry, const std::vector<std::str
 
 Status apply_cdi_names(nlohmann::ordered_json& spec, const std::vector<std::string>& names,
                        const request::Request& request, const config::Config& cfg,
-                       cdi::DeviceLookup& lookup) {
+                       cdi::DeviceLookup& lookup, const driver::NvmlQuery& nvml) {
   std::size_t jit =
       static_cast<std::size_t>(std::count_if(names.begin(), names.end(), is_jit_name));
   if (jit != 0 && jit != names.size())
@@ -122,7 +122,7 @@ Status apply_cdi_names(nlohmann::ordered_json& spec, const std::vector<std::stri
   if (jit != 0) {
     std::vector<std::string> ids;
     for (const auto& n : names) ids.push_back(n.substr(request::kJitCdiKind.size() + 1));
-    return apply_jit_cdi(spec, ids, request, cfg, lookup);
+    return apply_jit_cdi(spec, ids, request, cfg, lookup, nvml);
   }
   cdi::Registry registry = cdi::Registry::load(cfg.runtime.cdi.spec_dirs);
   for (const auto& [path, messages] : registry.errors())
@@ -142,22 +142,23 @@ Status apply_cdi_names(nlohmann::ordered_json& spec, const std::vector<std::stri
 
 Result<bool> apply_cdi_mode(nlohmann::ordered_json& spec, const request::Request& request,
                             const config::Config& cfg, std::string_view default_kind,
-                            cdi::DeviceLookup& lookup) {
+                            cdi::DeviceLookup& lookup, const driver::NvmlQuery& nvml) {
   bool changed = remove_nvidia_prestart_hooks(spec);
   auto names = cdi_names_for(request, default_kind);
   if (names.empty()) return changed;
-  NVCT_TRY(apply_cdi_names(spec, names, request, cfg, lookup));
+  NVCT_TRY(apply_cdi_names(spec, names, request, cfg, lookup, nvml));
   return true;
 }
 
 Result<bool> apply_cdi_mode(nlohmann::ordered_json& spec, Mode mode,
-                            const request::Request& request, const config::Config& cfg) {
+                            const request::Request& request, const config::Config& cfg,
+                            const driver::NvmlQuery& nvml) {
   if (mode != Mode::kCdi && mode != Mode::kJitCdi)
     return fail(EINVAL, fmt::format("mode {} is not a CDI mode", mode_name(mode)));
   cdi::HostDeviceLookup lookup;
   std::string_view kind =
       mode == Mode::kCdi ? std::string_view(cfg.runtime.cdi.default_kind) : request::kJitCdiKind;
-  return apply_cdi_mode(spec, request, cfg, kind, lookup);
+  return apply_cdi_mode(spec, request, cfg, kind, lookup, nvml);
 }
 
 }  // namespace nvct::runtime

@@ -8,9 +8,9 @@
 #include "nvct/base/strings.hpp"
 #include "nvct/compat/requirement_explain.hpp"
 #include "nvct/driver/driver_info.hpp"
-#include "nvct/driver/facts_cache.hpp"
 #include "nvct/driver/nvml_process.hpp"
 #include "nvct/request/requirements.hpp"
+#include "nvct/runtime/jit_cdi.hpp"
 
 namespace nvct::runtime {
 namespace {
@@ -68,7 +68,7 @@ request::RequirementFacts cdi_requirement_facts(const driver::NvmlFacts& nvml, b
 }
 
 Status check_cdi_requirements(const std::string& rootfs, const request::Request& request,
-                              const config::Config& cfg) {
+                              const config::Config& cfg, const driver::NvmlQuery& nvml) {
   if (!request.devices || request.devices->empty()) return ok();
   if (request::requirements_disabled(request, cfg)) {
     log::debug("requirements are disabled; not checking NVIDIA_REQUIRE_*");
@@ -79,10 +79,8 @@ Status check_cdi_requirements(const std::string& rootfs, const request::Request&
   driver::DiscoverOptions o;
   o.root = cfg.cli.root.empty() ? "/" : cfg.cli.root;
   if (auto user = driver::default_nvml_user()) o.nvml_user = *user;
-  // Through the driver-facts cache, as jit-cdi's discovery: the first of the two queries of a
-  // create writes it, the second (and every later create) reads it.
-  auto ctx = driver::initialize_driver(
-      o, driver::cached_nvml_query(driver::isolated_nvml_query(o.nvml_user)));
+  // The create's shared query (spec_modifier): jit-cdi's discovery reuses this answer.
+  auto ctx = driver::initialize_driver(o, nvml ? nvml : runtime_nvml_query());
   if (!ctx) {
     // A CDI spec needs no driver access at create; a driver root nvct cannot read (a driver
     // container not up yet, a wrong nvidia-container-cli.root) must not stop containers that

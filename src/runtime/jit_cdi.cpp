@@ -10,6 +10,8 @@
 #include "nvct/base/strings.hpp"
 #include "nvct/cdi/generate_discovery.hpp"
 #include "nvct/config/load.hpp"
+#include "nvct/driver/facts_cache.hpp"
+#include "nvct/driver/nvml_process.hpp"
 #include "nvct/runtime/gated_modes.hpp"
 
 namespace nvct::runtime {
@@ -95,6 +97,13 @@ Result<cdi::GenerateOptions> jit_generate_options(const JitRequest& request,
   return o;
 }
 
+driver::NvmlQuery runtime_nvml_query() {
+  std::optional<driver::NvmlUser> user;
+  if (auto u = driver::default_nvml_user()) user = *u;
+  // No NVML init per create while the driver stays the same.
+  return driver::cached_nvml_query(driver::isolated_nvml_query(user));
+}
+
 cdi::ContainerEdits jit_edits(const cdi::Spec& spec) {
   cdi::ContainerEdits out;
   for (const auto& d : spec.devices) {
@@ -112,7 +121,7 @@ cdi::ContainerEdits jit_edits(const cdi::Spec& spec) {
 
 Status apply_jit_cdi(nlohmann::ordered_json& spec, const std::vector<std::string>& ids,
                      const request::Request& request, const config::Config& cfg,
-                     cdi::DeviceLookup& lookup) {
+                     cdi::DeviceLookup& lookup, const driver::NvmlQuery& nvml) {
   std::vector<std::string> all_ids = ids;
   for (const auto& gated : gated_mode_ids(request)) all_ids.push_back(gated);
   NVCT_ASSIGN_OR_RETURN(auto jit, group_jit_ids(all_ids, request.imex_channels));
@@ -122,7 +131,7 @@ Status apply_jit_cdi(nlohmann::ordered_json& spec, const std::vector<std::string
   cdi::CdiDiscovery discovery;
   discovery.driver_root = cfg.cli.root;
   discovery.libraries.explicit_only = options.features.explicit_driver_libraries;
-  discovery.facts_cache = true;  // no NVML init per create while the driver stays the same
+  discovery.nvml = nvml ? nvml : runtime_nvml_query();
   auto discovered = cdi::discover_driver_for_cdi(discovery);
   if (!discovered) {
     // Where the root came from and what to do: the driver is missing, or lives elsewhere.

@@ -6,6 +6,7 @@
 
 #include "nvct/base/log.hpp"
 #include "nvct/base/strings.hpp"
+#include "nvct/driver/nvml_memo.hpp"
 #include "nvct/oci/spec_document.hpp"
 #include "nvct/runtime/cdi_mode.hpp"
 #include "nvct/runtime/cdi_mode_auto.hpp"
@@ -14,6 +15,7 @@
 #include "nvct/runtime/device_rules.hpp"
 #include "nvct/runtime/gated_modes.hpp"
 #include "nvct/runtime/graphics_modifier.hpp"
+#include "nvct/runtime/jit_cdi.hpp"
 #include "nvct/runtime/legacy_hook.hpp"
 
 namespace nvct::runtime {
@@ -56,11 +58,13 @@ Result<BundleOutcome> modify_bundle(const std::string& bundle, const config::Con
                                              path_env ? path_env : ""),
                               "modify " + doc.path()));
   } else {
+    // One NVML answer for the whole create: the requirement check and the jit-cdi spec share it.
+    driver::NvmlQuery nvml = driver::memoized_nvml_query(runtime_nvml_query());
     // Requirements hold in every mode (issue 17): checked before anything is injected.
     if (mode == Mode::kCdi || mode == Mode::kJitCdi)
-      NVCT_TRY(check_cdi_requirements(doc.rootfs_path().value_or(""), req, cfg));
-    NVCT_ASSIGN_OR_RETURN(
-        changed, with_context(apply_cdi_mode(doc.json(), mode, req, cfg), "modify " + doc.path()));
+      NVCT_TRY(check_cdi_requirements(doc.rootfs_path().value_or(""), req, cfg, nvml));
+    NVCT_ASSIGN_OR_RETURN(changed, with_context(apply_cdi_mode(doc.json(), mode, req, cfg, nvml),
+                                                "modify " + doc.path()));
   }
   // Legacy mode: device access also goes into the spec so it survives `systemctl daemon-reload`.
   if (mode == Mode::kLegacy && req.is_gpu_container()) {

@@ -206,4 +206,29 @@ check_eq "MIG-capable GPUs: NVML initialised at every create" 2 "$(inits)"
 check_eq "MIG-capable GPUs: no cache file" "" "$(cache_file)"
 check "MIG-capable GPUs: same config.json each time" same_file "$T/mig1.json" "$T/mig2.json"
 
+# A create that also checks NVIDIA_REQUIRE_CUDA (a CUDA image sets it) asks NVML once: the
+# requirement check and the jit-cdi spec share one answer (runtime/spec_modifier.cpp).
+cp "$T/jit.orig.json" "$T/jit.plain.json"
+cp "$T/jit.plain.json" "$T/jit/config.json"
+bundle_set_env "$T/jit" "NVIDIA_REQUIRE_CUDA=cuda>=12.0"
+cp "$T/jit/config.json" "$T/jit.orig.json"
+arm_init_log
+jit_create mig-require
+check_eq "MIG-capable GPUs, NVIDIA_REQUIRE_CUDA: one NVML init for the check and the spec" 1 \
+  "$(inits)"
+check_contains "MIG-capable GPUs, NVIDIA_REQUIRE_CUDA: the create has the GPUs" "/dev/nvidia7" \
+  "$(cat "$T/mig-require.json")"
+cp "$T/jit.plain.json" "$T/jit/config.json"
+bundle_set_env "$T/jit" "NVIDIA_REQUIRE_CUDA=cuda>=99.0"
+cp "$T/jit/config.json" "$T/jit.orig.json"
+arm_init_log
+rc=0
+cp "$T/jit.orig.json" "$T/jit/config.json"
+NVIDIA_CTK_CONFIG_FILE_PATH="$CONFIG_JIT" timeout 60 "$GPU_SHIM" --root "$GPU_STATE" create \
+  --bundle "$T/jit" mig-unmet </dev/null >"$T/mig-unmet.out" 2>"$T/mig-unmet.err" || rc=$?
+runc --root "$GPU_STATE" delete --force mig-unmet >/dev/null 2>&1 || true
+check "an unmet requirement still fails the create" test "$rc" -ne 0
+check_contains "an unmet requirement names the requirement" "cuda>=99.0" "$(cat "$T/mig-unmet.err")"
+check_eq "an unmet requirement: one NVML init, no spec built" 1 "$(inits)"
+
 e2e_finish

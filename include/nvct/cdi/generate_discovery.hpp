@@ -22,6 +22,9 @@ struct CdiDiscovery {
   // NVML's facts through the driver-facts cache (driver/facts_cache.hpp): the runtime's jit-cdi
   // mode, run at every create. `cdi generate` (an admin command) always asks NVML.
   bool facts_cache = false;
+  // When set, NVML is asked through this instead (facts_cache is then ignored): the runtime
+  // shares one memoised query between its requirement check and the jit-cdi spec of a create.
+  driver::NvmlQuery nvml;
 };
 
 // NVML runs as the reference's unprivileged default user when that can be read, else with the

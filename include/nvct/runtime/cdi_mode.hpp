@@ -13,6 +13,7 @@
 #include "nvct/base/error.hpp"
 #include "nvct/cdi/inject.hpp"
 #include "nvct/config/config.hpp"
+#include "nvct/driver/driver_info.hpp"
 #include "nvct/request/request.hpp"
 #include "nvct/runtime/mode.hpp"
 
@@ -31,20 +32,22 @@ std::vector<std::string> cdi_names_for(const request::Request& request,
 // Applies the named devices: all runtime.nvidia.com/gpu names -> JIT edits; any mix of those with
 // other names -> the reference's error; otherwise the registry over modes.cdi.spec-dirs and CDI
 // injection ("failed to inject CDI devices: unresolvable CDI devices a, b").
+// `nvml`: as apply_jit_cdi's.
 Status apply_cdi_names(nlohmann::ordered_json& spec, const std::vector<std::string>& names,
                        const request::Request& request, const config::Config& cfg,
-                       cdi::DeviceLookup& lookup);
+                       cdi::DeviceLookup& lookup, const driver::NvmlQuery& nvml = {});
 
 // The whole mode: hook removal, then (for a GPU container) the devices. default_kind is
 // modes.cdi.default-kind in cdi mode and runtime.nvidia.com/gpu in jit-cdi mode. Returns whether
 // the spec changed.
 Result<bool> apply_cdi_mode(nlohmann::ordered_json& spec, const request::Request& request,
                             const config::Config& cfg, std::string_view default_kind,
-                            cdi::DeviceLookup& lookup);
+                            cdi::DeviceLookup& lookup, const driver::NvmlQuery& nvml = {});
 
 // apply_cdi_mode for Mode::kCdi (default kind modes.cdi.default-kind) or Mode::kJitCdi (default
 // kind runtime.nvidia.com/gpu), with host device nodes looked up by lstat().
 Result<bool> apply_cdi_mode(nlohmann::ordered_json& spec, Mode mode,
-                            const request::Request& request, const config::Config& cfg);
+                            const request::Request& request, const config::Config& cfg,
+                            const driver::NvmlQuery& nvml = {});
 
 }  // namespace nvct::runtime

@@ -16,6 +16,7 @@
 
 #include "nvct/base/error.hpp"
 #include "nvct/config/config.hpp"
+#include "nvct/driver/driver_info.hpp"
 #include "nvct/driver/nvml.hpp"
 #include "nvct/request/request.hpp"
 #include "nvct/request/requirement_expr.hpp"
@@ -30,7 +31,9 @@ request::RequirementFacts cdi_requirement_facts(const driver::NvmlFacts& nvml, b
 
 // Nothing to do (and no driver query) when requirements are disabled or there are none. `rootfs`
 // (the spec's root.path as a host path, "" if unknown) is only read for the failure's reason.
+// NVML is asked through `nvml` when set (the create's shared query), else through
+// runtime_nvml_query().
 Status check_cdi_requirements(const std::string& rootfs, const request::Request& request,
-                              const config::Config& cfg);
+                              const config::Config& cfg, const driver::NvmlQuery& nvml = {});
 
 }  // namespace nvct::runtime

@@ -14,6 +14,7 @@
 #include "nvct/cdi/generate_modes.hpp"
 #include "nvct/cdi/inject.hpp"
 #include "nvct/config/config.hpp"
+#include "nvct/driver/driver_info.hpp"
 #include "nvct/request/request.hpp"
 
 namespace nvct::runtime {
@@ -44,9 +45,14 @@ Result<cdi::GenerateOptions> jit_generate_options(const JitRequest& request,
 cdi::ContainerEdits jit_edits(const cdi::Spec& spec);
 
 // Discovers the driver under nvidia-container-cli.root and applies the edits for `ids`, plus
-// the gated modes the request's NVIDIA_GDS/MOFED/GDRCOPY/NVSWITCH enable.
+// the gated modes the request's NVIDIA_GDS/MOFED/GDRCOPY/NVSWITCH enable. NVML is asked through
+// `nvml` when set (the create's shared query), else through runtime_nvml_query().
 Status apply_jit_cdi(nlohmann::ordered_json& spec, const std::vector<std::string>& ids,
                      const request::Request& request, const config::Config& cfg,
-                     cdi::DeviceLookup& lookup);
+                     cdi::DeviceLookup& lookup, const driver::NvmlQuery& nvml = {});
+
+// How a create asks NVML: the NVML helper as the reference's unprivileged user, behind the
+// driver-facts cache.
+driver::NvmlQuery runtime_nvml_query();
 
 }  // namespace nvct::runtime
