@@ -37,12 +37,21 @@ function(nvct_unit_tests folder)
   target_link_libraries(${exe} PRIVATE ${ARGN} nvct_testing GTest::gtest_main GTest::gmock)
   target_compile_definitions(${exe} PRIVATE NVCT_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
                                             NVCT_BINARY_DIR="${PROJECT_BINARY_DIR}")
-  gtest_discover_tests(${exe} PROPERTIES LABELS unit DISCOVERY_MODE PRE_TEST)
+  gtest_discover_tests(${exe} PROPERTIES LABELS unit
+                       ENVIRONMENT "NVCT_DRIVER_FACTS_CACHE_DIR=${NVCT_TEST_FACTS_CACHE_DIR}"
+                       FIXTURES_REQUIRED host_run DISCOVERY_MODE PRE_TEST)
 endfunction()
 
 # nvct_script_test(<name> <script> LABELS <labels...> [TIMEOUT s] [DEPENDS_TARGETS t...])
 # Registers a shell test (end-to-end, security, bench). The script receives the build directory
 # in NVCT_BUILD_DIR and the source directory in NVCT_SOURCE_DIR.
+#
+# Every test (these and the unit tests) runs with NVCT_DRIVER_FACTS_CACHE_DIR set to a folder of
+# the build tree, so the driver-facts cache of the shims, hooks and CLIs under test (and of the
+# engines the tests start, which hand their environment on) never lands in the host's
+# /run/nvidia-container-toolkit; the host_run fixture (tests/testing/host_run_check.sh) fails the
+# run if it did.
+set(NVCT_TEST_FACTS_CACHE_DIR "${PROJECT_BINARY_DIR}/test-driver-facts")
 function(nvct_script_test name script)
   cmake_parse_arguments(T "" "TIMEOUT" "LABELS" ${ARGN})
   if(NOT T_TIMEOUT)
@@ -51,5 +60,8 @@ function(nvct_script_test name script)
   add_test(NAME ${name} COMMAND bash ${script})
   set_tests_properties(${name} PROPERTIES
     LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
-    ENVIRONMENT "NVCT_BUILD_DIR=${PROJECT_BINARY_DIR};NVCT_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+    ENVIRONMENT "NVCT_BUILD_DIR=${PROJECT_BINARY_DIR};NVCT_SOURCE_DIR=${PROJECT_SOURCE_DIR};NVCT_DRIVER_FACTS_CACHE_DIR=${NVCT_TEST_FACTS_CACHE_DIR}")
+  if(NOT name MATCHES "^host_run_")
+    set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED host_run)
+  endif()
 endfunction()

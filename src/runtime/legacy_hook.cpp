@@ -4,6 +4,7 @@
 
 #include "nvct/base/log.hpp"
 #include "nvct/base/strings.hpp"
+#include "nvct/driver/facts_cache.hpp"
 #include "nvct/runtime/runtime_lookup.hpp"
 
 namespace nvct::runtime {
@@ -46,7 +47,15 @@ bool has_nvidia_prestart_hook(const ordered_json& spec) {
   return false;
 }
 
-ordered_json make_prestart_hook(const std::string& hook_path, const std::string& config_path) {
+std::vector<std::string> hook_env_from(const std::function<const char*(const char*)>& getenv) {
+  std::vector<std::string> out;
+  const std::string name(driver::kFactsCacheDirEnv);
+  if (const char* v = getenv(name.c_str())) out.push_back(name + "=" + v);
+  return out;
+}
+
+ordered_json make_prestart_hook(const std::string& hook_path, const std::string& config_path,
+                                const std::vector<std::string>& extra_env) {
   ordered_json hook = ordered_json::object();
   hook["path"] = hook_path;
   ordered_json args = ordered_json::array({std::string(strings::basename(hook_path))});
@@ -59,12 +68,14 @@ ordered_json make_prestart_hook(const std::string& hook_path, const std::string&
   // An explicit env keeps runc from handing its own (or the container's) environment to a
   // privileged process (CVE-2025-23266 class).
   hook["env"] = ordered_json::array({std::string(kHookMinimalPath)});
+  for (const auto& e : extra_env) hook["env"].push_back(e);
   hook["timeout"] = kHookTimeoutSeconds;
   return hook;
 }
 
 Result<bool> add_legacy_prestart_hook(ordered_json& spec, const std::string& hook_path,
-                                      const std::string& config_path) {
+                                      const std::string& config_path,
+                                      const std::vector<std::string>& extra_env) {
   if (!spec.is_object()) return fail(EINVAL, "OCI spec is not a JSON object");
   if (has_nvidia_prestart_hook(spec)) {
     log::info("prestart hook already present; not adding another");
@@ -84,7 +95,7 @@ Result<bool> add_legacy_prestart_hook(ordered_json& spec, const std::string& hoo
   if (!prestart->is_array()) {
     return fail(EINVAL, "OCI spec field \"hooks.prestart\" is not an array");
   }
-  prestart->push_back(make_prestart_hook(hook_path, config_path));
+  prestart->push_back(make_prestart_hook(hook_path, config_path, extra_env));
   log::info("added prestart hook {} prestart", hook_path);
   return true;
 }

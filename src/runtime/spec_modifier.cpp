@@ -32,7 +32,8 @@ Result<bool> apply_modifiers(nlohmann::ordered_json& spec, const request::Reques
     return fail(EINVAL,
                 fmt::format("mode {} is applied by modify_bundle", mode_name(options.mode)));
   if (!options.hook_path) return tl::unexpected(options.hook_path.error());
-  return add_legacy_prestart_hook(spec, *options.hook_path, options.config_path);
+  return add_legacy_prestart_hook(spec, *options.hook_path, options.config_path,
+                                  options.hook_env);
 }
 
 Result<BundleOutcome> modify_bundle(const std::string& bundle, const config::Config& cfg,

@@ -4,6 +4,7 @@
 // is only added when the container requests a GPU.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -34,14 +35,23 @@ Result<std::string> resolve_hook_path(std::string_view configured,
 // nvidia-container-runtime-hook or nvidia-container-toolkit.
 bool has_nvidia_prestart_hook(const nlohmann::ordered_json& spec);
 
-// The hook object {path, args: [basename(path), "prestart"], env: [PATH=...], timeout}.
+// The hook object {path, args: [basename(path), "prestart"], env: [PATH=..., extra_env...],
+// timeout}. extra_env: "NAME=value" entries the shim hands on from its own environment
+// (hook_env_from), never from the container's.
 nlohmann::ordered_json make_prestart_hook(const std::string& hook_path,
-                                          const std::string& config_path = "");
+                                          const std::string& config_path = "",
+                                          const std::vector<std::string>& extra_env = {});
+
+// The variables of the shim's environment that the hook must see as well, as "NAME=value":
+// NVCT_DRIVER_FACTS_CACHE_DIR (docs/driver-facts-cache.md: where the engine or an admin moved
+// or turned off the driver-facts cache). `getenv` is the process's, or a test's stand-in.
+std::vector<std::string> hook_env_from(const std::function<const char*(const char*)>& getenv);
 
 // Appends the prestart hook unless one is already there. Returns whether the spec changed.
 // `hooks: null` is treated as absent; a `hooks` that is not an object or a `prestart` that is
 // not an array is an error (the spec would be rejected by runc anyway).
 Result<bool> add_legacy_prestart_hook(nlohmann::ordered_json& spec, const std::string& hook_path,
-                                      const std::string& config_path = "");
+                                      const std::string& config_path = "",
+                                      const std::vector<std::string>& extra_env = {});
 
 }  // namespace nvct::runtime

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "nvct/base/error.hpp"
 #include "nvct/config/config.hpp"
@@ -22,6 +23,8 @@ struct ModifierOptions {
   // The config file the shim loaded, passed to the hook as `-config <path>` so both read the same
   // file; the hook never looks at its environment for it (security.md §5.2). "" = none.
   std::string config_path;
+  // "NAME=value" entries added to the hook's env (legacy_hook.hpp's hook_env_from).
+  std::vector<std::string> hook_env;
   // csv mode: where the CUDA driver facts for NVIDIA_REQUIRE_* come from (the shim runs the
   // nvidia-container-runtime-nvml helper). Unset: requirements that need them fail closed.
   CudaFactsQuery cuda_facts;

@@ -152,6 +152,7 @@ Status modify_spec(const config::Config& cfg, const std::string& config_path,
   // The hook reads the file the shim read; a missing file means defaults for both.
   std::string setting = setting_source(runtime::kHookPathSetting, config_path);
   if (::access(config_path.c_str(), F_OK) == 0) options.config_path = config_path;
+  options.hook_env = runtime::hook_env_from([](const char* n) { return std::getenv(n); });
   options.hook_path = runtime::resolve_hook_path(
       cfg.hook.path, program_search_dirs(self_dir, path_env(), kInstallBindir), probe, setting);
   log::debug("{} in bundle \"{}\": mode {}, hook {}", args.subcommand, args.bundle,

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "fake_probe.hpp"
 
 namespace nvct::runtime {
@@ -18,6 +20,32 @@ ordered_json expected_hook(const std::string& path = kHook) {
       R"(","args":["nvidia-container-runtime-hook","prestart"],)"
       R"("env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],)"
       R"("timeout":60})");
+}
+
+TEST(LegacyHook, ExtraEnvFollowsPath) {
+  ordered_json spec = ordered_json::object();
+  ASSERT_TRUE(add_legacy_prestart_hook(spec, kHook, "",
+                                       {"NVCT_DRIVER_FACTS_CACHE_DIR=/var/tmp/facts"}));
+  ordered_json want = expected_hook();
+  want["env"].push_back("NVCT_DRIVER_FACTS_CACHE_DIR=/var/tmp/facts");
+  EXPECT_EQ(spec["hooks"]["prestart"], ordered_json::array({want}));
+}
+
+TEST(LegacyHook, HookEnvFromForwardsOnlyTheFactsCacheDirectory) {
+  auto env = [](std::map<std::string, std::string> vars) {
+    return [vars](const char* n) -> const char* {
+      auto it = vars.find(n);
+      return it == vars.end() ? nullptr : it->second.c_str();
+    };
+  };
+  EXPECT_EQ(hook_env_from(env({})), std::vector<std::string>{});
+  EXPECT_EQ(hook_env_from(env({{"NVCT_DRIVER_FACTS_CACHE_DIR", "/x"},
+                               {"LD_PRELOAD", "/evil.so"},
+                               {"NVIDIA_CTK_CONFIG_FILE_PATH", "/c"}})),
+            std::vector<std::string>{"NVCT_DRIVER_FACTS_CACHE_DIR=/x"});
+  // Empty turns the cache off: it is handed on as empty, not dropped.
+  EXPECT_EQ(hook_env_from(env({{"NVCT_DRIVER_FACTS_CACHE_DIR", ""}})),
+            std::vector<std::string>{"NVCT_DRIVER_FACTS_CACHE_DIR="});
 }
 
 TEST(LegacyHook, EmptySpecGetsPrestartHook) {
