@@ -12,14 +12,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <cstring>
 #include <filesystem>
-#include <functional>
-#include <fmt/format.h>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 
+#include "ldcache_test_support.hpp"
 #include "nvct/testing/temp_dir.hpp"
 
 namespace nvct::mount {
@@ -40,88 +41,9 @@ void spit(const std::string& path, std::string_view data) {
   out.write(data.data(), static_cast<std::streamsize>(data.size()));
 }
 
-struct ElfSpec {
-  bool is64 = true;
-  std::string soname;               // "" = no DT_SONAME
-  std::vector<std::string> needed;  // DT_NEEDED
-  std::uint16_t type = ET_DYN;
-};
-
-ElfSpec spec(std::string soname, std::vector<std::string> needed = {}, bool is64 = true,
-             std::uint16_t type = ET_DYN) {
-  ElfSpec s;
-  s.soname = std::move(soname);
-  s.needed = std::move(needed);
-  s.is64 = is64;
-  s.type = type;
-  return s;
-}
-
-// A minimal ELF shared object: PT_LOAD + PT_DYNAMIC, DT_NEEDED/DT_SONAME/DT_STRTAB/DT_NULL.
-template <class Ehdr, class Phdr, class Dyn>
-std::string make_elf_t(const ElfSpec& s, unsigned char cls, std::uint16_t machine) {
-  const std::uint64_t base = 0x400000;
-  std::string strtab(1, '\0');
-  auto add = [&](const std::string& str) {
-    auto off = strtab.size();
-    strtab += str;
-    strtab += '\0';
-    return off;
-  };
-  std::vector<Dyn> dyn;
-  for (const auto& n : s.needed) {
-    Dyn d{};
-    d.d_tag = DT_NEEDED;
-    d.d_un.d_val = add(n);
-    dyn.push_back(d);
-  }
-  if (!s.soname.empty()) {
-    Dyn d{};
-    d.d_tag = DT_SONAME;
-    d.d_un.d_val = add(s.soname);
-    dyn.push_back(d);
-  }
-  std::size_t dyn_off = sizeof(Ehdr) + 2 * sizeof(Phdr);
-  std::size_t str_off = dyn_off + (dyn.size() + 2) * sizeof(Dyn);
-  Dyn st{};
-  st.d_tag = DT_STRTAB;
-  st.d_un.d_val = base + str_off;
-  dyn.push_back(st);
-  dyn.push_back(Dyn{});
-  Ehdr eh{};
-  std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
-  eh.e_ident[EI_CLASS] = cls;
-  eh.e_ident[EI_DATA] = ELFDATA2LSB;
-  eh.e_ident[EI_VERSION] = EV_CURRENT;
-  eh.e_type = s.type;
-  eh.e_machine = machine;
-  eh.e_version = EV_CURRENT;
-  eh.e_phoff = sizeof(Ehdr);
-  eh.e_ehsize = sizeof(Ehdr);
-  eh.e_phentsize = sizeof(Phdr);
-  eh.e_phnum = 2;
-  std::size_t total = str_off + strtab.size();
-  Phdr load{}, dynamic{};
-  load.p_type = PT_LOAD;
-  load.p_vaddr = base;
-  load.p_filesz = load.p_memsz = total;
-  dynamic.p_type = PT_DYNAMIC;
-  dynamic.p_offset = dyn_off;
-  dynamic.p_vaddr = base + dyn_off;
-  dynamic.p_filesz = dynamic.p_memsz = dyn.size() * sizeof(Dyn);
-  std::string out(total, '\0');
-  std::memcpy(&out[0], &eh, sizeof eh);
-  std::memcpy(&out[sizeof eh], &load, sizeof load);
-  std::memcpy(&out[sizeof eh + sizeof(Phdr)], &dynamic, sizeof dynamic);
-  std::memcpy(&out[dyn_off], dyn.data(), dyn.size() * sizeof(Dyn));
-  std::memcpy(&out[str_off], strtab.data(), strtab.size());
-  return out;
-}
-
-std::string make_elf(const ElfSpec& s) {
-  return s.is64 ? make_elf_t<Elf64_Ehdr, Elf64_Phdr, Elf64_Dyn>(s, ELFCLASS64, EM_X86_64)
-                : make_elf_t<Elf32_Ehdr, Elf32_Phdr, Elf32_Dyn>(s, ELFCLASS32, EM_386);
-}
+using ldcache_test::ElfSpec;
+using ldcache_test::make_elf;
+using ldcache_test::spec;
 
 // A tree under `root`, written by the functions below (relative paths, no leading '/').
 struct Tree {
@@ -243,7 +165,7 @@ void debian_base(const Tree& t) {
   t.lib(lib + "libexe.so.1", spec("libexe.so.1", {}, true, ET_EXEC));
   t.file(lib + "libtext.so.1", "not an ELF file at all, long enough to be looked at by ldconfig\n");
   t.file(lib + "libempty.so.1", "");
-  t.link("libgone.so.9.9", lib + "libgone.so.9");  // dangling: removed
+  t.link("libgone.so.9.9", lib + "libgone.so.9");                            // dangling: removed
   t.link("/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3", lib + "libabs.so.1");  // absolute, in-root
   t.file(lib + "notalib.txt", "x");
 }
@@ -251,40 +173,15 @@ void debian_base(const Tree& t) {
 // The mock driver's files as the hook mounts them: versioned files, some soname links.
 void driver_libs(const Tree& t, const std::string& dir, bool is64) {
   const char* version = "550.54.14";
-  for (const char* name : {"libcuda", "libnvidia-ml", "libnvidia-ptxjitcompiler", "libnvidia-nvvm",
-                           "libcudadebugger", "libnvidia-opencl", "libnvidia-gpucomp",
-                           "libnvidia-allocator", "libnvidia-cfg"}) {
+  for (const char* name :
+       {"libcuda", "libnvidia-ml", "libnvidia-ptxjitcompiler", "libnvidia-nvvm", "libcudadebugger",
+        "libnvidia-opencl", "libnvidia-gpucomp", "libnvidia-allocator", "libnvidia-cfg"}) {
     std::string file = fmt::format("{}/{}.so.{}", dir, name, version);
     std::string soname = fmt::format("{}.so.1", name);
     t.lib(file, spec(soname, {"libm.so.6", "libc.so.6"}, is64));
   }
   t.link(fmt::format("libcuda.so.{}", version), dir + "/libcuda.so.1");
   t.link("libcuda.so.1", dir + "/libcuda.so");
-}
-
-TEST(LdcacheLibcmp, ComparesDigitRunsNumerically) {
-  EXPECT_LT(ldcache_libcmp("libfoo.so.9", "libfoo.so.10"), 0);
-  EXPECT_GT(ldcache_libcmp("libfoo.so.1.10", "libfoo.so.1.9"), 0);
-  EXPECT_EQ(ldcache_libcmp("libfoo.so.01", "libfoo.so.1"), 0);
-  EXPECT_GT(ldcache_libcmp("libfoo.so.1", "libfoo.so"), 0);
-  EXPECT_LT(ldcache_libcmp("liba", "libb"), 0);
-  EXPECT_GT(ldcache_libcmp("lib1", "liba"), 0);
-}
-
-TEST(LdcacheBytes, EmptyCacheHasHeaderAndGenerator) {
-  std::string b = ldcache_bytes({}, {}, "gen");
-  ASSERT_GE(b.size(), 48u + 8 + 16 + 3);
-  EXPECT_EQ(b.substr(0, 20), "glibc-ld.so.cache1.1");
-  EXPECT_EQ(b.substr(b.size() - 3), "gen");
-  auto recs = parse_ldcache(b);
-  ASSERT_TRUE(recs);
-  EXPECT_TRUE(recs->empty());
-}
-
-TEST(LdcacheBytes, ParserRejectsTruncatedFiles) {
-  std::string b = ldcache_bytes({{"libx.so.1", "/l/libx.so.1", 0x303, ""}}, {}, "g");
-  EXPECT_FALSE(parse_ldcache(b.substr(0, 60)));
-  EXPECT_FALSE(parse_ldcache("glibc-ld.so.cache1.0"));
 }
 
 TEST(LdcacheOracle, DebianRootfsWithDriverLibs) {
