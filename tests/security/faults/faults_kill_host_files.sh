@@ -6,7 +6,7 @@
 # version (both computed first by unkilled runs); the next run must remove the temp and lock files
 # of killed runs. Half the kills are spread uniformly over the writer's measured lifetime, half
 # follow the appearance of its temp file; slow_write.c stretches the write itself so that many
-# kills land while the temp file is half written. fault_inject.c prints how many kills landed
+# kills land while the temp file is half written. fault_inject_kill.c prints how many kills landed
 # before the write, mid-write, after the rename, or after the writer had finished.
 source "$(dirname "$0")/lib.sh"
 
