@@ -22,6 +22,7 @@
 #include <cstring>
 
 #include "nvct/base/log.hpp"
+#include "nvct/base/sanitizer.hpp"
 #include "nvct/mount/ldcache_writer.hpp"
 
 namespace nvct::mount {
@@ -44,6 +45,14 @@ scmp_filter_ctx ldcache_filter() {
       return nullptr;
     }
   }
+#if NVCT_ASAN_BUILD
+  // AddressSanitizer builds only (the hostile table's asan run): ASan reads the alternate signal
+  // stack before every noreturn call, _exit included, and aborts when it cannot.
+  if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(sigaltstack), 0) != 0) {
+    seccomp_release(ctx);
+    return nullptr;
+  }
+#endif
   // kill(pid, 0) only: the stale-temp sweep asks whether the writer named in a temp file's name
   // is still alive (remove_stale_temp_files); no signal can be sent.
   if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(kill), 1, SCMP_A1(SCMP_CMP_EQ, 0)) != 0) {

@@ -21,6 +21,7 @@
 #include <cstring>
 
 #include "nvct/base/log.hpp"
+#include "nvct/base/sanitizer.hpp"
 #include "nvct/mount/ldconfig.hpp"
 
 namespace nvct::mount {
@@ -116,6 +117,14 @@ scmp_filter_ctx build_filter() {
       return nullptr;
     }
   }
+#if NVCT_ASAN_BUILD
+  // AddressSanitizer builds only: ASan reads the alternate signal stack before every noreturn
+  // call (_exit after a failed exec included) and aborts when it cannot.
+  if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(sigaltstack), 0) != 0) {
+    seccomp_release(ctx);
+    return nullptr;
+  }
+#endif
   return ctx;
 }
 

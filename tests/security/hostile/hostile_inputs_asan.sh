@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The hostile-input table (hostile_inputs.sh) against binaries built with AddressSanitizer and
+# UBSan (issue 18): NVCT_SANITIZE=ON, the flags of the `asan` and `fuzz` presets, here with the
+# default compiler (g++: its sanitizer runtimes come with Debian's g++, so CI needs no clang) at
+# -O1, without the tests. A row fails on any sanitizer report (hostile_inputs.sh looks for
+# "AddressSanitizer" and "runtime error:"), and UBSan stops at the first error.
+#
+# Run by hand (not a CTest test): the sanitizer build of the six programs and every library
+# they link takes about 19 CPU-minutes (about 10 minutes on this project's 2-core VM), which
+# the 40-minute CI budget has no room for; the table itself takes under a minute. Issue 18
+# asks for it in CI: that part is open.
+#
+#   NVCT_BUILD_DIR=$PWD/build/ci NVCT_SOURCE_DIR=$PWD \
+#     NVCT_DRIVER_FACTS_CACHE_DIR=$PWD/build/ci/test-driver-facts \
+#     bash tests/security/hostile/hostile_inputs_asan.sh
+#
+# The build goes to $NVCT_BUILD_DIR/hostile-asan (kept between runs, so a later run rebuilds only
+# what changed). NVCT_HOSTILE_ASAN_BIN_DIR=<dir> skips the build and uses binaries built
+# elsewhere (the `asan` preset's build/asan/bin, say).
+source "$(dirname "$0")/../../e2e/lib/common.sh"
+require_root
+require_cmd cmake
+
+programs=(nvidia-container-runtime nvidia-container-runtime-hook nvidia-container-cli nvidia-ctk
+  nvidia-cdi-hook nvidia-container-runtime-nvml)
+bin="${NVCT_HOSTILE_ASAN_BIN_DIR:-}"
+if [ -z "$bin" ]; then
+  build="$NVCT_BUILD_DIR/hostile-asan"
+  start=$(date +%s)
+  cmake -S "$NVCT_SOURCE_DIR" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1" \
+    -DCMAKE_UNITY_BUILD=ON -DNVCT_SANITIZE=ON -DBUILD_TESTING=OFF -DNVCT_WERROR=OFF \
+    >"$E2E_TMP/configure.log" 2>&1 || e2e_die "configuring the sanitizer build failed: $(tail -20 "$E2E_TMP/configure.log")"
+  cmake --build "$build" -j "$(nproc)" --target "${programs[@]}" >"$E2E_TMP/build.log" 2>&1 ||
+    e2e_die "building the sanitizer binaries failed: $(grep -m5 -E 'error|Error' "$E2E_TMP/build.log")"
+  echo "# sanitizer build: $(($(date +%s) - start)) s"
+  bin="$build/bin"
+fi
+for p in "${programs[@]}"; do
+  [ -x "$bin/$p" ] || e2e_die "$bin/$p is missing"
+done
+# Proof that these are sanitizer builds: the ASan runtime is linked in.
+for p in nvidia-container-cli nvidia-ctk nvidia-container-runtime-hook nvidia-container-runtime; do
+  grep -q "__asan_init" "$bin/$p" || e2e_die "$bin/$p has no AddressSanitizer runtime"
+  grep -q "__ubsan_handle" "$bin/$p" || e2e_die "$bin/$p has no UBSan handlers"
+done
+
+# halt_on_error: the first report ends the process with a nonzero status; the table then sees
+# an unexpected exit code and the report in stderr.
+export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=1:allocator_may_return_null=1"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+export NVCT_HOSTILE_BIN_DIR="$bin"
+export NVCT_HOSTILE_CASE_TIMEOUT="${NVCT_HOSTILE_CASE_TIMEOUT:-30}"
+exec bash "$(dirname "$0")/hostile_inputs.sh"
