@@ -13,6 +13,7 @@
 
 #include "nvct/base/file.hpp"
 #include "nvct/base/log.hpp"
+#include "nvct/base/log_file.hpp"
 #include "nvct/base/strings.hpp"
 #include "nvct/base/unique_fd.hpp"
 #include "nvct/driver/procfs.hpp"
@@ -148,9 +149,21 @@ Result<driver::NvmlUser> resolve_nvml_user(const GlobalOptions& g) {
 
 Status install_debug_log(const GlobalOptions& g) {
   if (g.debug_file.empty()) return ok();
-  unique_fd fd(::open(g.debug_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
-  if (!fd) return fail_errno(fmt::format("open failed: {}", g.debug_file));
-  log::set_sink(std::make_shared<GlogFileSink>(std::move(fd)));
+  // --debug=/dev/stderr (the usual way to watch it) and /dev/stdout: the already open stream,
+  // duplicated; opening the /dev link would follow it to whatever fd 2 is.
+  if (g.debug_file == "/dev/stderr" || g.debug_file == "/dev/stdout") {
+    unique_fd fd(::fcntl(g.debug_file == "/dev/stderr" ? 2 : 1, F_DUPFD_CLOEXEC, 3));
+    if (!fd) return fail_errno(fmt::format("open the --debug log {}", g.debug_file));
+    log::set_sink(std::make_shared<GlogFileSink>(std::move(fd)));
+    log::set_level(log::Level::kDebug);
+    return ok();
+  }
+  // Any other path as the shim's and the hook's logs (security.md row 41): a FIFO, a device, a
+  // symlink, a hard-linked or planted file is refused instead of blocking the open or
+  // redirecting root's appends.
+  auto fd = open_log_file_for_append(g.debug_file);
+  if (!fd) return tl::unexpected(std::move(fd.error()).context("open the --debug log"));
+  log::set_sink(std::make_shared<GlogFileSink>(std::move(*fd)));
   log::set_level(log::Level::kDebug);
   return ok();
 }

@@ -636,7 +636,7 @@ for kind in fifo hardlink symlink planted control; do
   esac
   sed -e "s|^\[nvidia-container-cli\]$|&\ndebug = \"$LOGP\"|" \
     -e "s|^\[nvidia-container-runtime\]$|&\ndebug = \"$LOGP\"|" "$GOOD_TOML" >"$T/log.toml"
-  for who in shim-log shim-debug hook-debug; do
+  for who in shim-log shim-debug hook-debug cli-debug; do
     [ "$kind" = control ] || watch "$LOGP" "$LOG_HOST"
     case "$who" in
       shim-log) row log-path "$kind-$who" 0 "${msg:+nvidia-container-runtime: warning: $msg}" \
@@ -644,6 +644,12 @@ for kind in fifo hardlink symlink planted control; do
         create --bundle "$BUNDLE" hostile ;;
       shim-debug) row log-path "$kind-$who" 0 "${msg:+nvidia-container-runtime: warning: $msg}" \
         env NVIDIA_CTK_CONFIG_FILE_PATH="$T/log.toml" "$SHIM" create --bundle "$BUNDLE" hostile ;;
+      cli-debug) # a log that cannot be opened safely fails the CLI: its user asked for it
+        if [ "$kind" = control ]; then
+          row log-path "$kind-$who" 0 "" "$CLI" --debug="$LOGP" --root "$R" info
+        else
+          row log-path "$kind-$who" 1 "open the --debug log: $msg" "$CLI" --debug="$LOGP" --root "$R" info
+        fi ;;
       hook-debug)
         start_log_container "$T/log-root-$kind"
         ROW_STDIN="$T/state-log.json"
@@ -660,6 +666,8 @@ check "log-path control: the shim's json log, its debug log and the hook's were 
   grep -q '"level"' "$T/logs/control/nvct.log"
 check "log-path control: the hook's debug lines are there" \
   grep -q 'nvidia-container-runtime-hook\[' "$T/logs/control/nvct.log"
+check "log-path control: the CLI's debug lines are there" \
+  grep -q 'nvidia-container-cli\]' "$T/logs/control/nvct.log"
 
 # --- hard links and file attributes (security.md §9 row 44) ---------------------------------------
 # Every writer refuses a file with a second name (it may be a host file): nothing written, no
