@@ -22,37 +22,22 @@
 #include <cstring>
 
 #include "nvct/base/log.hpp"
-#include "nvct/base/sanitizer.hpp"
 #include "nvct/mount/ldcache_writer.hpp"
+#include "nvct/mount/seccomp_allow_list.hpp"
 
 namespace nvct::mount {
 namespace {
 
 scmp_filter_ctx ldcache_filter() {
-  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(ENOSYS));
-  if (!ctx) return nullptr;
   static constexpr const char* kAllowed[] = {
-      "read",      "write",        "close",         "openat",     "openat2",   "fstat",
-      "newfstatat", "statx",       "getdents64",    "lseek",      "mmap",      "munmap",
-      "mremap",    "brk",          "madvise",       "unlinkat",   "symlinkat", "renameat",
-      "renameat2", "fchmod",       "fcntl",         "exit",       "exit_group", "rt_sigreturn",
-      "rt_sigprocmask", "futex", "mprotect", "getrandom", "getpid",        "gettid",     "clock_gettime", "readlinkat", "readlink"};
-  for (const char* name : kAllowed) {
-    int nr = seccomp_syscall_resolve_name(name);
-    if (nr == __NR_SCMP_ERROR) continue;
-    if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0) != 0) {
-      seccomp_release(ctx);
-      return nullptr;
-    }
-  }
-#if NVCT_ASAN_BUILD
-  // AddressSanitizer builds only (the hostile table's asan run): ASan reads the alternate signal
-  // stack before every noreturn call, _exit included, and aborts when it cannot.
-  if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(sigaltstack), 0) != 0) {
-    seccomp_release(ctx);
-    return nullptr;
-  }
-#endif
+      "read",           "write",      "close",      "openat",    "openat2",    "fstat",
+      "newfstatat",     "statx",      "getdents64", "lseek",     "mmap",       "munmap",
+      "mremap",         "brk",        "madvise",    "unlinkat",  "symlinkat",  "renameat",
+      "renameat2",      "fchmod",     "fcntl",      "exit",      "exit_group", "rt_sigreturn",
+      "rt_sigprocmask", "futex",      "mprotect",   "getrandom", "getpid",     "gettid",
+      "clock_gettime",  "readlinkat", "readlink"};
+  scmp_filter_ctx ctx = seccomp_allow_list(kAllowed);
+  if (!ctx) return nullptr;
   // kill(pid, 0) only: the stale-temp sweep asks whether the writer named in a temp file's name
   // is still alive (remove_stale_temp_files); no signal can be sent.
   if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(kill), 1, SCMP_A1(SCMP_CMP_EQ, 0)) != 0) {
@@ -93,7 +78,7 @@ void ldcache_die_with_parent(pid_t parent) {
   ldcache_die_with_parent(c.parent);
   auto die = [&](std::string_view step) {
     ldcache_report_exit(c.report, errno ? errno : EIO,
-                    fmt::format("ldcache writer: {}: {}", step, std::strerror(errno)));
+                        fmt::format("ldcache writer: {}: {}", step, std::strerror(errno)));
   };
   if (c.go_read >= 0) {
     char go = 0;
@@ -183,9 +168,17 @@ Status write_ldcache_native(const Root& rootfs, const LdconfigOptions& options) 
   }
   unique_fd go_r(go_pipe[0]), go_w(go_pipe[1]);
   std::string root_path = rootfs.path();
-  LdcacheChild c{report_w.get(), go_r ? go_r.get() : -1, nsfd ? nsfd.get() : -1, root_path.c_str(),
-          root_st.st_dev, root_st.st_ino, options.uid, options.gid, filter, &options.folders,
-          ::getpid()};
+  LdcacheChild c{report_w.get(),
+                 go_r ? go_r.get() : -1,
+                 nsfd ? nsfd.get() : -1,
+                 root_path.c_str(),
+                 root_st.st_dev,
+                 root_st.st_ino,
+                 options.uid,
+                 options.gid,
+                 filter,
+                 &options.folders,
+                 ::getpid()};
   pid_t pid = ::fork();
   if (pid == 0) child_main(c);
   seccomp_release(filter);

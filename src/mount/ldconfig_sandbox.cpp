@@ -21,8 +21,8 @@
 #include <cstring>
 
 #include "nvct/base/log.hpp"
-#include "nvct/base/sanitizer.hpp"
 #include "nvct/mount/ldconfig.hpp"
+#include "nvct/mount/seccomp_allow_list.hpp"
 
 namespace nvct::mount {
 namespace {
@@ -83,8 +83,6 @@ const char* step_name(int step) {
 // Allow-list of mount.md §11.3 plus what current glibc needs (§11.4 step 8). Everything else
 // fails with ENOSYS so glibc falls back (statx -> fstatat, faccessat2 -> faccessat).
 scmp_filter_ctx build_filter() {
-  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(ENOSYS));
-  if (!ctx) return nullptr;
   static constexpr const char* kAllowed[] = {"access",       "arch_prctl",      "brk",
                                              "chdir",        "chmod",           "close",
                                              "execve",       "execveat",        "exit",
@@ -109,23 +107,7 @@ scmp_filter_ctx build_filter() {
                                              "rseq",         "set_tid_address", "set_robust_list",
                                              "prlimit64",    "getrandom",       "statx",
                                              "faccessat2",   "renameat2"};
-  for (const char* name : kAllowed) {
-    int nr = seccomp_syscall_resolve_name(name);
-    if (nr == __NR_SCMP_ERROR) continue;  // not on this architecture
-    if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0) != 0) {
-      seccomp_release(ctx);
-      return nullptr;
-    }
-  }
-#if NVCT_ASAN_BUILD
-  // AddressSanitizer builds only: ASan reads the alternate signal stack before every noreturn
-  // call (_exit after a failed exec included) and aborts when it cannot.
-  if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(sigaltstack), 0) != 0) {
-    seccomp_release(ctx);
-    return nullptr;
-  }
-#endif
-  return ctx;
+  return seccomp_allow_list(kAllowed);
 }
 
 struct ChildArgs {
