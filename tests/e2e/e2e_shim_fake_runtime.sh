@@ -143,13 +143,18 @@ done
 
 B="$(new_bundle gpu)"
 reset_rec
-out="$(FAKE_RUNTIME_DIR="$REC" "$SHIM" --debug --log "$E2E_TMP/ok.json" --log-format json create --bundle "$B" c4)"
+# Without NVCT_DRIVER_FACTS_CACHE_DIR in the shim's environment (CTest sets it for every test) the
+# hook's env is PATH alone; with it, that one variable follows (checked below).
+out="$(env -u NVCT_DRIVER_FACTS_CACHE_DIR FAKE_RUNTIME_DIR="$REC" "$SHIM" --debug --log "$E2E_TMP/ok.json" --log-format json create --bundle "$B" c4)"
 check_eq "GPU create: stdout empty even with --debug" "" "$out"
 check_eq "GPU create: exactly one prestart hook" 1 "$(hooks_in "$B/config.json")"
 check "GPU create: the runtime saw the modified spec" same_file "$REC/config.json" "$B/config.json"
 check_eq "GPU create: hook has absolute path, args[0], env, timeout" \
   "[\"$HOOK\",[\"nvidia-container-runtime-hook\",\"-config\",\"$CFG\",\"prestart\"],1,60]" \
   "$(jq -c '.hooks.prestart[0] | [.path, .args, (.env|length), .timeout]' "$B/config.json")"
+check_eq "GPU create: the hook's env is PATH alone" \
+  '["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"]' \
+  "$(jq -c '.hooks.prestart[0].env' "$B/config.json")"
 check_eq "GPU create: unknown fields and uint64 survive" '18446744073709551615' \
   "$(grep -o '"n":[0-9]*' "$B/config.json" | cut -d: -f2)"
 check "GPU create: every --log line is valid JSON with level/msg/time" \
@@ -157,6 +162,15 @@ check "GPU create: every --log line is valid JSON with level/msg/time" \
 check "GPU create: --debug gives debug lines" grep -q '"level":"debug"' "$E2E_TMP/ok.json"
 FAKE_RUNTIME_DIR="$REC" "$SHIM" create --bundle "$B" c4 >/dev/null
 check_eq "shim twice on the same bundle: still one hook" 1 "$(hooks_in "$B/config.json")"
+
+# The driver-facts cache directory of the shim's environment (the engine's) reaches the hook,
+# which runc starts with the hook's env only; nothing else of the shim's environment does.
+B="$(new_bundle factsdir)"
+NVCT_DRIVER_FACTS_CACHE_DIR=/var/tmp/nvct-facts LD_PRELOAD= NVIDIA_CTK_CONFIG_FILE_PATH="$CFG" \
+  FAKE_RUNTIME_DIR="$REC" "$SHIM" create --bundle "$B" c6 >/dev/null
+check_eq "GPU create: the hook's env carries NVCT_DRIVER_FACTS_CACHE_DIR, nothing else" \
+  '["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin","NVCT_DRIVER_FACTS_CACHE_DIR=/var/tmp/nvct-facts"]' \
+  "$(jq -c '.hooks.prestart[0].env' "$B/config.json")"
 
 B="$(new_bundle runsub)"
 FAKE_RUNTIME_DIR="$REC" "$SHIM" --root "$E2E_TMP/root" run -b "$B" c5 >/dev/null

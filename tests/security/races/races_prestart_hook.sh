@@ -15,14 +15,14 @@
 # library that only the host's copy of ld.so.conf.d names. Expected: 0 escapes, every run exits
 # 0 or fails with a one-line error, the host sentinel tree and the host mount table unchanged.
 # NVCT_HOOK_VARIANT=normal|no_openat2 (the latter under tests/security/no_openat2); every run's
-# debug log proves the resolver. NVCT_RACE_HOOK_RUNS (default 500 per variant, 1000 over both)
+# debug log proves the resolver. NVCT_RACE_HOOK_RUNS (default 1000 per variant)
 # and NVCT_RACE_PAUSE_US (default 20) scale it.
 source "$(dirname "$0")/../../e2e/lib/common.sh"
 source "$(dirname "$0")/../../e2e/lib/rootfs.sh"
 source "$(dirname "$0")/../../e2e/lib/gpu.sh"
 require_cmd sha256sum unshare find
 
-RUNS="${NVCT_RACE_HOOK_RUNS:-500}"
+RUNS="${NVCT_RACE_HOOK_RUNS:-1000}"
 PAUSE_US="${NVCT_RACE_PAUSE_US:-20}"
 VARIANT="${NVCT_HOOK_VARIANT:-normal}"
 FLIPPER="$NVCT_BUILD_DIR/tests/security/races/race_flipper"
