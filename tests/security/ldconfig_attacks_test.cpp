@@ -33,13 +33,13 @@ class LdconfigAttack : public ::testing::Test {
     sentinel_before = listing(box.path("sentinel"));
     host_cache = testing::read_text("/etc/ld.so.cache");
     host_mounts = testing::host_mounts_but_other_tests(box.path(""));
-    own_mounts = testing::read_text("/proc/self/mountinfo");
+    own_mounts = testing::own_mounts_but_other_tests(box.path(""));
   }
   void TearDown() override {
     EXPECT_EQ(listing(box.path("sentinel")), sentinel_before);
     EXPECT_EQ(testing::read_text("/etc/ld.so.cache"), host_cache);
     EXPECT_EQ(testing::host_mounts_but_other_tests(box.path("")), host_mounts);
-    EXPECT_EQ(testing::read_text("/proc/self/mountinfo"), own_mounts);
+    EXPECT_EQ(testing::own_mounts_but_other_tests(box.path("")), own_mounts);
   }
   Status run(std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
     LdconfigOptions o;

@@ -70,7 +70,7 @@ class Attack : public ::testing::Test {
     box.mkdir("rootfs/etc");
     sentinel_before = snapshot(sentinel());
     host_mounts_before = testing::host_mounts_but_other_tests(box.path(""));
-    own_mounts_before = testing::read_text("/proc/self/mountinfo");
+    own_mounts_before = testing::own_mounts_but_other_tests(box.path(""));
     points_before = mount_points();
   }
 
@@ -78,7 +78,7 @@ class Attack : public ::testing::Test {
     EXPECT_EQ(snapshot(sentinel()), sentinel_before) << "host sentinel changed";
     EXPECT_EQ(testing::host_mounts_but_other_tests(box.path("")), host_mounts_before)
         << "host mount table changed";
-    EXPECT_EQ(testing::read_text("/proc/self/mountinfo"), own_mounts_before)
+    EXPECT_EQ(testing::own_mounts_but_other_tests(box.path("")), own_mounts_before)
         << "mounts left after rollback";
   }
 

@@ -56,8 +56,10 @@ inline std::vector<std::string> mounts_under(const std::string& dir) {
 // The host's mount table (/proc/1/mountinfo) without the lines other tests running at the same
 // time add and remove: mount points under /tmp (their temp dirs) other than own_dir, and the
 // container engines' /run and /var trees. A leak onto any other host path still shows.
-inline std::string host_mounts_but_other_tests(const std::string& own_dir) {
-  std::istringstream in(read_text("/proc/1/mountinfo"));
+// `mountinfo`: another table read the same way (own_mounts_but_other_tests).
+inline std::string host_mounts_but_other_tests(const std::string& own_dir,
+                                               const std::string& mountinfo = "/proc/1/mountinfo") {
+  std::istringstream in(read_text(mountinfo));
   std::string line, out;
   auto under = [](const std::string& p, const std::string& dir) { return p.rfind(dir, 0) == 0; };
   while (std::getline(in, line)) {
@@ -69,6 +71,13 @@ inline std::string host_mounts_but_other_tests(const std::string& own_dir) {
     if (!other) out += line + "\n";
   }
   return out;
+}
+
+// This process's mount table, without other tests' lines as above: a test that runs in the
+// host's mount namespace sees the mounts that tests running beside it make there (a bench's
+// tmpfs under /tmp, an engine's overlay under /var).
+inline std::string own_mounts_but_other_tests(const std::string& own_dir) {
+  return host_mounts_but_other_tests(own_dir, "/proc/self/mountinfo");
 }
 
 inline void unmount_under(const std::string& dir) {
