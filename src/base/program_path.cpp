@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "nvct/base/install_paths.hpp"
+#include "nvct/base/install_dirs.hpp"
 #include "nvct/base/strings.hpp"
 
 namespace nvct {
@@ -39,7 +39,7 @@ std::vector<std::string> program_search_dirs(std::string_view self_dir, std::str
 }
 
 std::vector<std::string> program_search_dirs(std::string_view path_env) {
-  return program_search_dirs(self_exe_dir(), path_env, kInstallBindir);
+  return program_search_dirs(self_exe_dir(), path_env, install_bindir());
 }
 
 bool is_executable_file(const std::string& path) {

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <variant>
 
-#include "nvct/base/install_paths.hpp"
+#include "nvct/base/install_dirs.hpp"
 #include "nvct/base/toml_text.hpp"
 #include "nvct/config/document.hpp"
 #include "nvct/config/host_facts.hpp"
@@ -24,7 +24,7 @@ struct CommentedDefault {
   std::variant<bool, const char*> value;
 };
 // The cli's example path follows the install prefix (spec/packaging.md §4.3).
-const std::string kCliExamplePath = std::string(kInstallBindir) + "/nvidia-container-cli";
+const std::string kCliExamplePath = std::string(install_bindir()) + "/nvidia-container-cli";
 const CommentedDefault kCommentedDefaults[] = {
     {"swarm-resource", "DOCKER_RESOURCE_GPU"},
     {"accept-nvidia-visible-devices-envvar-when-unprivileged", true},

@@ -292,7 +292,8 @@ Result<ConfigureOptions> normalize_options(ConfigureOptions o) {
   if (o.runtime_name.empty()) return fail(EINVAL, "the NVIDIA runtime name is empty");
 
   if (o.runtime == "containerd" || o.runtime == "crio") {
-    if (o.runtime_path == kDefaultRuntimeExecutable) o.runtime_path = kDefaultRuntimeExecutablePath;
+    if (o.runtime_path == kDefaultRuntimeExecutable)
+      o.runtime_path = default_runtime_executable_path();
     if (o.runtime_path.empty() || o.runtime_path.front() != '/')
       return fail(EINVAL, fmt::format("the NVIDIA runtime path \"{}\" is not an absolute path",
                                       o.runtime_path));

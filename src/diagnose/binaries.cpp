@@ -11,7 +11,7 @@
 #include <set>
 
 #include "nvct/base/elf_note.hpp"
-#include "nvct/base/install_paths.hpp"
+#include "nvct/base/install_dirs.hpp"
 #include "nvct/base/strings.hpp"
 #include "nvct/diagnose/config_facts.hpp"
 #include "nvct/diagnose/engine_facts.hpp"
@@ -37,8 +37,8 @@ struct Program {
 // The default PATH, then the install bindir when it is not on it (a /opt/nvct install).
 std::vector<std::string> search_dirs() {
   std::vector<std::string> dirs = strings::split(kDefaultPath, ':');
-  if (std::find(dirs.begin(), dirs.end(), kInstallBindir) == dirs.end())
-    dirs.emplace_back(kInstallBindir);
+  if (std::find(dirs.begin(), dirs.end(), install_bindir()) == dirs.end())
+    dirs.emplace_back(install_bindir());
   return dirs;
 }
 
@@ -78,8 +78,7 @@ void compare_path(std::vector<std::string>& evidence, std::string_view setting,
                   const std::string& configured, const Program& found) {
   if (configured.empty() || configured.front() != '/' || found.path.empty()) return;
   if (strings::dirname(configured) == strings::dirname(found.path)) return;
-  evidence.push_back(
-      fmt::format("{} = {}; PATH finds {}", setting, configured, found.path));
+  evidence.push_back(fmt::format("{} = {}; PATH finds {}", setting, configured, found.path));
 }
 
 }  // namespace
@@ -116,7 +115,7 @@ std::vector<Finding> check_binaries(Host& host) {
   const Program& shim = programs[0];
   std::vector<std::string> helper_dirs;
   if (!shim.path.empty()) helper_dirs.push_back(strings::dirname(shim.path));
-  helper_dirs.emplace_back(kInstallHelperDir);
+  helper_dirs.emplace_back(install_helper_dir());
   helper.path = find_program(host, kHelper, helper_dirs);
   if (!helper.path.empty()) {
     read_version(host, helper);
@@ -156,10 +155,10 @@ std::vector<Finding> check_binaries(Host& host) {
     for (const auto& runtime : engine->runtimes) {
       if (!strings::starts_with(strings::basename(runtime.path), "nvidia-container-runtime"))
         continue;
-      compare_path(mismatches,
-                   fmt::format("{}: {} runtime {}", engine->config_path, engine->name,
-                               runtime.name),
-                   runtime.path, shim);
+      compare_path(
+          mismatches,
+          fmt::format("{}: {} runtime {}", engine->config_path, engine->name, runtime.name),
+          runtime.path, shim);
     }
   }
   if (!mismatches.empty()) {
@@ -180,7 +179,8 @@ std::vector<Finding> check_binaries(Host& host) {
     for (auto name : names) {
       std::string path = fmt::format("{}/{}", dir, name);
       auto l = host.lstat(path);
-      if (l && S_ISLNK(l->st_mode) && !host.stat(path)) dangling.push_back(path + ": dangling link");
+      if (l && S_ISLNK(l->st_mode) && !host.stat(path))
+        dangling.push_back(path + ": dangling link");
     }
   }
   if (!dangling.empty()) {

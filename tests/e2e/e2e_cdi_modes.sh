@@ -172,8 +172,8 @@ check_eq "jit-cdi runs: the shim never fell back to /proc/driver/nvidia" 0 \
 LONE="$E2E_TMP/lone"
 mkdir -p "$LONE"
 cp "$GPU_SHIM" "$LONE/nvidia-container-runtime"
-HELPER_DIR="$(sed -n 's/.*kInstallHelperDir = "\(.*\)";/\1/p' "$NVCT_BUILD_DIR/include/nvct/base/install_paths.hpp")"
-[ -n "$HELPER_DIR" ] || e2e_die "no kInstallHelperDir in $NVCT_BUILD_DIR/include/nvct/base/install_paths.hpp"
+HELPER_DIR="$(sed -n 's/.*install_helper_dir() { return "\(.*\)"; }/\1/p' "$NVCT_BUILD_DIR/generated/install_dirs.cpp")"
+[ -n "$HELPER_DIR" ] || e2e_die "no install_helper_dir() in $NVCT_BUILD_DIR/generated/install_dirs.cpp"
 if [ -e "$HELPER_DIR/nvidia-container-runtime-nvml" ]; then
   failed "an installed nvidia-container-runtime-nvml exists on this host; the fallback case cannot be shown"
 else

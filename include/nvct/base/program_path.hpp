@@ -1,6 +1,6 @@
 // Where nvct's own programs are found at run time (spec/packaging.md §4.3): next to the running
 // binary first (an install under any prefix, or the build tree's bin/), then the directories of
-// PATH, then the install bindir compiled in (install_paths.hpp). A path that is written into a
+// PATH, then the install bindir compiled in (install_dirs.hpp). A path that is written into a
 // spec or an engine config must exist: a missing one is an error naming the setting it came
 // from, never a silent write of a path that is not there.
 #pragma once

@@ -10,21 +10,23 @@
 #include <vector>
 
 #include "nvct/base/error.hpp"
-#include "nvct/base/install_paths.hpp"
+#include "nvct/base/install_dirs.hpp"
 #include "nvct/cdi/spec.hpp"
 
 namespace nvct::cdi {
 
-// nvidia-cdi-hook in the install bindir (install_paths.hpp); resolve_hook_binary finds the one
+// nvidia-cdi-hook in the install bindir (install_dirs.hpp); resolve_hook_binary finds the one
 // that is really there.
-inline const std::string kDefaultCdiHookPath = std::string(kInstallBindir) + "/nvidia-cdi-hook";
+inline std::string default_cdi_hook_path() {
+  return std::string(install_bindir()) + "/nvidia-cdi-hook";
+}
 
 // Hooks that are off unless enabled explicitly.
 inline const std::set<std::string, std::less<>> kDefaultDisabledHooks = {"chmod"};
 
 struct HookOptions {
   // Absolute path of nvidia-cdi-hook (or of nvidia-ctk, whose hooks are `nvidia-ctk hook ...`).
-  std::string binary = kDefaultCdiHookPath;
+  std::string binary = default_cdi_hook_path();
   // --disable-hook names ("all" disables every hook); --enable-hook names win over them.
   std::set<std::string, std::less<>> disabled;
   std::set<std::string, std::less<>> enabled;

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "nvct/base/error.hpp"
-#include "nvct/base/install_paths.hpp"
+#include "nvct/base/install_dirs.hpp"
 #include "nvct/ctk/command_runner.hpp"
 
 namespace nvct::ctk {
@@ -14,10 +14,12 @@ namespace nvct::ctk {
 inline constexpr const char* kDefaultRuntimeName = "nvidia";
 inline constexpr const char* kDefaultRuntimeExecutable = "nvidia-container-runtime";
 // containerd and CRI-O need absolute paths: the install bindir (spec/packaging.md §4.3).
-inline const std::string kDefaultRuntimeExecutablePath =
-    std::string(kInstallBindir) + "/nvidia-container-runtime";
-inline const std::string kDefaultHookPath =
-    std::string(kInstallBindir) + "/nvidia-container-runtime-hook";
+inline std::string default_runtime_executable_path() {
+  return std::string(install_bindir()) + "/nvidia-container-runtime";
+}
+inline std::string default_hook_path() {
+  return std::string(install_bindir()) + "/nvidia-container-runtime-hook";
+}
 
 struct ConfigureOptions {
   std::string runtime = "docker";
@@ -29,7 +31,7 @@ struct ConfigureOptions {
   std::string oci_hook_path;                // empty: print the hook file to stdout
   std::string runtime_name = kDefaultRuntimeName;
   std::string runtime_path = kDefaultRuntimeExecutable;
-  std::string hook_path = kDefaultHookPath;
+  std::string hook_path = default_hook_path();
   bool set_as_default = false;
   bool enable_cdi = false;
   bool dry_run = false;

@@ -69,7 +69,7 @@ Result<HelperRequest> parse_helper_request(const std::vector<std::string>& args)
 
 // `self_dir` (the directory of /proc/self/exe unless the caller already has it), then
 // `helper_dir`, the helper's install directory as configured at build time (the shim passes
-// kInstallHelperDir, libexecdir/nvct); without duplicates or relative entries.
+// install_helper_dir(), libexecdir/nvct); without duplicates or relative entries.
 std::vector<std::string> nvml_helper_search_dirs(const std::string& helper_dir,
                                                  const std::string& self_dir = self_exe_dir());
 

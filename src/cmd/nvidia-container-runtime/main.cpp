@@ -14,7 +14,7 @@
 
 #include "nvct/base/error.hpp"
 #include "nvct/base/file.hpp"
-#include "nvct/base/install_paths.hpp"
+#include "nvct/base/install_dirs.hpp"
 #include "nvct/base/log.hpp"
 #include "nvct/base/program_path.hpp"
 #include "nvct/base/version_info.hpp"
@@ -132,7 +132,7 @@ Status modify_spec(const config::Config& cfg, const std::string& config_path,
                    const oci::RuntimeArgs& args, const char* argv0) {
   // One readlink of /proc/self/exe per create serves both lookups below.
   const std::string self_dir = self_exe_dir();
-  auto helper_dirs = driver::nvml_helper_search_dirs(kInstallHelperDir, self_dir);
+  auto helper_dirs = driver::nvml_helper_search_dirs(install_helper_dir(), self_dir);
   driver::set_nvml_process_runner(driver::nvml_helper_runner(helper_dirs));
   auto mode_name = runtime::effective_mode_name(cfg.runtime.mode, argv0);
   auto resolved = runtime::resolve_mode(mode_name);
@@ -154,7 +154,7 @@ Status modify_spec(const config::Config& cfg, const std::string& config_path,
   if (::access(config_path.c_str(), F_OK) == 0) options.config_path = config_path;
   options.hook_env = runtime::hook_env_from([](const char* n) { return std::getenv(n); });
   options.hook_path = runtime::resolve_hook_path(
-      cfg.hook.path, program_search_dirs(self_dir, path_env(), kInstallBindir), probe, setting);
+      cfg.hook.path, program_search_dirs(self_dir, path_env(), install_bindir()), probe, setting);
   log::debug("{} in bundle \"{}\": mode {}, hook {}", args.subcommand, args.bundle,
              runtime::mode_name(mode),
              options.hook_path ? *options.hook_path : options.hook_path.error().message());

@@ -75,7 +75,7 @@ void add_runtime_command(CLI::App& parent, GlobalOptions& globals) {
       ->default_str(ctk::kDefaultRuntimeExecutable);
   cmd->add_option("--nvidia-runtime-hook-path", options->hook_path,
                   "specify the path to the NVIDIA Container Runtime hook executable")
-      ->default_str(ctk::kDefaultHookPath);
+      ->default_str(ctk::default_hook_path());
   cmd->add_flag("--nvidia-set-as-default,--set-as-default", options->set_as_default,
                 "set the NVIDIA runtime as the default runtime");
   cmd->add_flag("--cdi.enabled,--cdi.enable,--enable-cdi", options->enable_cdi,

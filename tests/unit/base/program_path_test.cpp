@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "nvct/base/install_paths.hpp"
+#include "nvct/base/install_dirs.hpp"
 #include "nvct/testing/temp_dir.hpp"
 
 namespace nvct {
@@ -34,9 +34,9 @@ TEST(ProgramSearchDirs, DefaultsAreThisProcessAndTheCompiledInBindir) {
   std::string self = fs::read_symlink("/proc/self/exe").parent_path().string();
   EXPECT_EQ(self_exe_dir(), self);
   auto dirs = program_search_dirs("");
-  ASSERT_EQ(dirs.size(), self == kInstallBindir ? 1u : 2u);
+  ASSERT_EQ(dirs.size(), self == install_bindir() ? 1u : 2u);
   EXPECT_EQ(dirs.front(), self);
-  EXPECT_EQ(dirs.back(), kInstallBindir);
+  EXPECT_EQ(dirs.back(), install_bindir());
 }
 
 TEST(ResolveProgram, BareNameTakesTheFirstExecutableInOrder) {
