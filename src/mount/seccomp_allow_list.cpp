@@ -1,5 +1,7 @@
 #include "nvct/mount/seccomp_allow_list.hpp"
 
+#include <cerrno>
+
 #include "nvct/base/sanitizer.hpp"
 
 namespace nvct::mount {
