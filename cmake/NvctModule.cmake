@@ -15,6 +15,35 @@ function(nvct_module name)
   nvct_unit_tests(${name} nvct_${name})
 endfunction()
 
+# The unit test files' compile options and the precompiled header they share: GoogleTest,
+# nlohmann/json, fmt (header-only) and tl::expected are parsed once per build instead of once per
+# test file (about 200 of them, each its own translation unit; the headers were most of each
+# file's compile time). The PCH is built by nvct_unit_pch with exactly the options and
+# definitions of the test files, so GCC accepts it for every one of them.
+function(nvct_unit_test_options target)
+  set_target_properties(${target} PROPERTIES UNITY_BUILD OFF)
+  if(NVCT_UNIT_TEST_FLAGS)
+    separate_arguments(unit_flags UNIX_COMMAND "${NVCT_UNIT_TEST_FLAGS}")
+    target_compile_options(${target} PRIVATE ${unit_flags})
+  endif()
+  target_link_libraries(${target} PRIVATE nvct_testing GTest::gtest_main GTest::gmock
+                                          nlohmann_json::nlohmann_json)
+  target_compile_definitions(${target} PRIVATE NVCT_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+                                               NVCT_BINARY_DIR="${PROJECT_BINARY_DIR}")
+endfunction()
+
+function(nvct_unit_pch_target)
+  if(TARGET nvct_unit_pch OR NOT NVCT_UNIT_PCH)
+    return()
+  endif()
+  # An executable like the tests (not an object library), so it is compiled with their -fPIE.
+  add_executable(nvct_unit_pch ${PROJECT_SOURCE_DIR}/tests/testing/pch/unit_pch.cpp)
+  nvct_unit_test_options(nvct_unit_pch)
+  target_precompile_headers(nvct_unit_pch PRIVATE
+    <gtest/gtest.h> <nlohmann/json.hpp> <fmt/format.h> <tl/expected.hpp>
+    <filesystem> <functional> <map> <memory> <optional> <set> <string> <string_view> <vector>)
+endfunction()
+
 # nvct_unit_tests(<folder> <libraries...>): tests/unit/<folder>/*_test.cpp -> unit_<folder>.
 function(nvct_unit_tests folder)
   if(NOT BUILD_TESTING)
@@ -29,14 +58,12 @@ function(nvct_unit_tests folder)
   # Several test folders have file-local helpers of the same name in different files: each test
   # file is its own translation unit even when the rest is a unity build. NVCT_UNIT_TEST_FLAGS
   # (the ci preset: -O0) applies to the test files only; the code under test keeps its flags.
-  set_target_properties(${exe} PROPERTIES UNITY_BUILD OFF)
-  if(NVCT_UNIT_TEST_FLAGS)
-    separate_arguments(unit_flags UNIX_COMMAND "${NVCT_UNIT_TEST_FLAGS}")
-    target_compile_options(${exe} PRIVATE ${unit_flags})
+  nvct_unit_test_options(${exe})
+  target_link_libraries(${exe} PRIVATE ${ARGN})
+  if(NVCT_UNIT_PCH)
+    nvct_unit_pch_target()
+    target_precompile_headers(${exe} REUSE_FROM nvct_unit_pch)
   endif()
-  target_link_libraries(${exe} PRIVATE ${ARGN} nvct_testing GTest::gtest_main GTest::gmock)
-  target_compile_definitions(${exe} PRIVATE NVCT_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-                                            NVCT_BINARY_DIR="${PROJECT_BINARY_DIR}")
   gtest_discover_tests(${exe} PROPERTIES LABELS unit
                        ENVIRONMENT "NVCT_DRIVER_FACTS_CACHE_DIR=${NVCT_TEST_FACTS_CACHE_DIR}"
                        FIXTURES_REQUIRED host_run DISCOVERY_MODE PRE_TEST)
