@@ -17,8 +17,6 @@ namespace {
 
 constexpr int kQueryRetries = 10;
 
-long bpf(int cmd, union bpf_attr* attr) { return ::syscall(SYS_bpf, cmd, attr, sizeof *attr); }
-
 Result<std::vector<std::uint32_t>> query_programs(int cgroup_fd) {
   std::vector<std::uint32_t> ids(64);
   for (int attempt = 0; attempt < kQueryRetries; ++attempt) {
@@ -28,7 +26,7 @@ Result<std::vector<std::uint32_t>> query_programs(int cgroup_fd) {
     attr.query.attach_type = BPF_CGROUP_DEVICE;
     attr.query.prog_ids = reinterpret_cast<std::uint64_t>(ids.data());
     attr.query.prog_cnt = static_cast<std::uint32_t>(ids.size());
-    if (bpf(BPF_PROG_QUERY, &attr) == 0) {
+    if (bpf_syscall(BPF_PROG_QUERY, &attr) == 0) {
       ids.resize(attr.query.prog_cnt);
       return ids;
     }
@@ -51,7 +49,7 @@ Result<BpfProgram> program_instructions(int prog_fd) {
   attr.info.bpf_fd = static_cast<std::uint32_t>(prog_fd);
   attr.info.info_len = sizeof info;
   attr.info.info = reinterpret_cast<std::uint64_t>(&info);
-  if (bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) != 0) return fail_errno("bpf_obj_get_info_by_fd");
+  if (bpf_syscall(BPF_OBJ_GET_INFO_BY_FD, &attr) != 0) return fail_errno("bpf_obj_get_info_by_fd");
   BpfProgram insns(info.xlated_prog_len / sizeof(bpf_insn));
   std::uint32_t len = info.xlated_prog_len;
   info = {};
@@ -61,7 +59,7 @@ Result<BpfProgram> program_instructions(int prog_fd) {
   attr.info.bpf_fd = static_cast<std::uint32_t>(prog_fd);
   attr.info.info_len = sizeof info;
   attr.info.info = reinterpret_cast<std::uint64_t>(&info);
-  if (bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) != 0)
+  if (bpf_syscall(BPF_OBJ_GET_INFO_BY_FD, &attr) != 0)
     return fail_errno("bpf_obj_get_info_by_fd (instructions)");
   return insns;
 }
@@ -74,14 +72,15 @@ Status attach(int cgroup_fd, int new_fd, int old_fd) {
   attr.attach_type = BPF_CGROUP_DEVICE;
   attr.attach_flags = BPF_F_ALLOW_MULTI | BPF_F_REPLACE;
   attr.replace_bpf_fd = static_cast<std::uint32_t>(old_fd);
-  if (bpf(BPF_PROG_ATTACH, &attr) == 0) return ok();
+  if (bpf_syscall(BPF_PROG_ATTACH, &attr) == 0) return ok();
   // Without BPF_F_REPLACE (kernel 5.4, issue #151) or for a program attached without
   // ALLOW_MULTI: attach ours, then detach the old one (not atomic, as the reference).
   attr.attach_flags = BPF_F_ALLOW_MULTI;
   attr.replace_bpf_fd = 0;
-  if (bpf(BPF_PROG_ATTACH, &attr) != 0) {
+  if (bpf_syscall(BPF_PROG_ATTACH, &attr) != 0) {
     attr.attach_flags = 0;  // the cgroup holds a single non-multi program: override it
-    if (bpf(BPF_PROG_ATTACH, &attr) != 0) return fail_errno("bpf_prog_attach(BPF_CGROUP_DEVICE)");
+    if (bpf_syscall(BPF_PROG_ATTACH, &attr) != 0)
+      return fail_errno("bpf_prog_attach(BPF_CGROUP_DEVICE)");
     return ok();
   }
   union bpf_attr detach;
@@ -89,7 +88,8 @@ Status attach(int cgroup_fd, int new_fd, int old_fd) {
   detach.target_fd = static_cast<std::uint32_t>(cgroup_fd);
   detach.attach_bpf_fd = static_cast<std::uint32_t>(old_fd);
   detach.attach_type = BPF_CGROUP_DEVICE;
-  if (bpf(BPF_PROG_DETACH, &detach) != 0) return fail_errno("bpf_prog_detach old device program");
+  if (bpf_syscall(BPF_PROG_DETACH, &detach) != 0)
+    return fail_errno("bpf_prog_detach old device program");
   return ok();
 }
 
@@ -111,7 +111,7 @@ Result<int> allow_devices_v2(const std::string& cgroup_dir,
     union bpf_attr attr;
     std::memset(&attr, 0, sizeof attr);
     attr.prog_id = id;
-    unique_fd old(static_cast<int>(bpf(BPF_PROG_GET_FD_BY_ID, &attr)));
+    unique_fd old(static_cast<int>(bpf_syscall(BPF_PROG_GET_FD_BY_ID, &attr)));
     if (!old) {
       if (errno == EPERM || errno == EACCES) continue;  // an LSM hides it: leave it alone
       return fail_errno(fmt::format("bpf_prog_get_fd_by_id {}", id));

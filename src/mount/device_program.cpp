@@ -96,9 +96,11 @@ Result<BpfProgram> rule_block(const edits::CgroupRule& rule) {
   return block;
 }
 
-long bpf(int cmd, union bpf_attr* attr) { return ::syscall(SYS_bpf, cmd, attr, sizeof *attr); }
-
 }  // namespace
+
+long bpf_syscall(int cmd, union bpf_attr* attr) {
+  return ::syscall(SYS_bpf, cmd, attr, sizeof *attr);
+}
 
 Result<BpfProgram> build_device_program(const std::vector<edits::CgroupRule>& rules,
                                         const BpfProgram* previous) {
@@ -144,7 +146,7 @@ Result<unique_fd> load_device_program(const BpfProgram& program) {
       attr.log_size = sizeof log_buf;
       attr.log_level = 1;
     }
-    return bpf(BPF_PROG_LOAD, &attr);
+    return bpf_syscall(BPF_PROG_LOAD, &attr);
   };
   long fd = load(false);
   if (fd >= 0) return unique_fd(static_cast<int>(fd));

@@ -28,4 +28,8 @@ Result<BpfProgram> build_device_program(const std::vector<edits::CgroupRule>& ru
 // is part of the error.
 Result<unique_fd> load_device_program(const BpfProgram& program);
 
+// bpf(2) with `attr` (glibc has no wrapper): the program load here and the cgroup attach,
+// query and detach of cgroup_bpf.cpp.
+long bpf_syscall(int cmd, union bpf_attr* attr);
+
 }  // namespace nvct::mount
