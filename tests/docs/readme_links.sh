@@ -32,6 +32,8 @@ die() {
 mapfile -t schema_keys < <(grep -oP 'KeySpec\{"\K[^"]+' "$schema")
 [ "${#schema_keys[@]}" -ge 30 ] ||
   die "found only ${#schema_keys[@]} keys in $schema (expected every KeySpec{\"key\", ...})"
+declare -A schema_key_set
+for key in "${schema_keys[@]}"; do schema_key_set[$key]=1; done
 
 # Repository paths mentioned in a file, one per line. A path starts at a word boundary that is
 # not part of a longer path (so /etc/x/config/... or ~/.config/... are not taken) and ends at
@@ -107,7 +109,9 @@ check_rows_known() {
       bad=1
       continue
     fi
-    printf '%s\n' "${schema_keys[@]}" | grep -qxF "$key" && continue
+    # A lookup, not `printf ... | grep -q`: under pipefail, grep -q leaving early can kill printf
+    # with SIGPIPE and fail the lookup of a key that is there (it failed a CI run so).
+    [ -n "${schema_key_set[$key]:-}" ] && continue
     echo "configuration reference documents $key, which is not in src/config/schema.cpp"
     bad=1
   done < <(reference_rows "$file")

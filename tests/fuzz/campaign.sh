@@ -46,7 +46,8 @@ report() {
     h=$(basename "$t" .tsv)
     e=$(total_of "$h" 2); s=$(total_of "$h" 3)
     r=0; [ "$s" -gt 0 ] && r=$((e / s))
-    c=$(find "$state/crashes/$h" -type f 2>/dev/null | wc -l)
+    # No crashes/<h> before a harness's first slice on this machine (carried totals only).
+    c=$( (find "$state/crashes/$h" -type f 2>/dev/null || true) | wc -l)
     printf '| `%s` | %s | %s | %s | %s | %s | %s |\n' "$h" "$e" "$s" "$r" \
       "$(last_of "$h" 4)" "$(last_of "$h" 5)" "$c"
   done

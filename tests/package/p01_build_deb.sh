@@ -46,7 +46,7 @@ for f in "$PKG_DIR"/deb/*; do
   esac
   n="${b%%_*}"
   n="${n%-dbgsym}"
-  printf '%s\n' "${PKG_NAMES[@]}" | grep -qx "$n" || others="$others $b"
+  grep -qx -- "$n" <<<"$(printf '%s\n' "${PKG_NAMES[@]}")" || others="$others $b"
 done
 check_eq "no other file in $PKG_DIR/deb (only the five and their -dbgsym)" "" "$others"
 dbgsym="$(cd "$PKG_DIR/deb" && ls -- *-dbgsym_* 2>/dev/null | tr '\n' ' ')"

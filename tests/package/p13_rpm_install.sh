@@ -20,7 +20,7 @@ for n in "${PKG_NAMES[@]}"; do rpms+=("/tmp/rpms/$(basename "$(pkg_rpm "$n")")")
 libs=()
 for n in "${PKG_NAMES[@]}"; do
   for dep in $(dpkg-deb -f "$(pkg_deb "$n")" Depends | tr ',|' '\n\n' | sed 's/(.*//; s/[[:space:]]//g'); do
-    printf '%s\n' "${PKG_NAMES[@]}" | grep -qx "$dep" || libs+=("$dep")
+    grep -qx -- "$dep" <<<"$(printf '%s\n' "${PKG_NAMES[@]}")" || libs+=("$dep")
   done
 done
 mapfile -t libs < <(printf '%s\n' "${libs[@]}" | sort -u)
@@ -35,7 +35,7 @@ for n in "${PKG_NAMES[@]}"; do cp "$(pkg_rpm "$n")" "$root/tmp/rpms/"; done
 # and rpm would leave the parent of the %license files behind as an unowned directory.
 mkdir -p "$root/usr/share/licenses"
 RPM=(rpm)
-if pkg_chroot "$root" rpm --help 2>/dev/null | grep -q -- --force-debian; then RPM=(rpm --force-debian); fi
+if grep -q -- --force-debian <<<"$(pkg_chroot "$root" rpm --help 2>/dev/null)"; then RPM=(rpm --force-debian); fi
 pkg_snapshot "$root" | grep -v '^tmp/' >"$E2E_TMP/before"
 
 rpm_install() {
