@@ -17,9 +17,10 @@ endfunction()
 
 # The unit test files' compile options and the precompiled header they share: GoogleTest,
 # nlohmann/json, fmt (header-only) and tl::expected are parsed once per build instead of once per
-# test file (about 200 of them, each its own translation unit; the headers were most of each
-# file's compile time). The PCH is built by nvct_unit_pch with exactly the options and
-# definitions of the test files, so GCC accepts it for every one of them.
+# test file (about 200 of them, each its own translation unit): a fifth less CPU for the test
+# files (rebuilding unit_ctk's 16 files: 83 -> 66 CPU-s; the rest is code generation). The PCH
+# is built by nvct_unit_pch with the options and definitions of the test files, so GCC accepts
+# it for every one of them (CMake adds -Winvalid-pch, and the ci preset makes warnings errors).
 function(nvct_unit_test_options target)
   set_target_properties(${target} PROPERTIES UNITY_BUILD OFF)
   if(NVCT_UNIT_TEST_FLAGS)
