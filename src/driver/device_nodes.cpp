@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <map>
-#include <unordered_map>
 
 #include "nvct/base/file.hpp"
 #include "nvct/base/log.hpp"
@@ -78,32 +78,42 @@ std::vector<unsigned> gpu_minors_from_procfs(const DriverRoot& root) {
   return minors;
 }
 
-std::string dirname_of(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos || slash == 0 ? "/" : path.substr(0, slash);
-}
-
-// mig-minors lists every possible GPU instance and compute instance of every GPU (8 GPUs give
-// over a thousand lines) while only the configured ones have a capability file: remembering which
-// directories exist answers the others without a lookup each (bench/driver, issue 3).
-class DirectoryMemo {
+// mig-minors lists every possible GPU instance and compute instance of every GPU the driver can
+// hold (thousands of lines on a real host) while only the configured ones have a capability
+// directory: remembering, by number, which directories exist answers the other lines without a
+// lookup or an allocation each (bench/driver, issues 3 and 19).
+class CapabilityDirs {
  public:
-  DirectoryMemo(const DriverRoot& root, std::string top) : root_(root), top_(std::move(top)) {}
+  explicit CapabilityDirs(const DriverRoot& root) : root_(root) {}
 
-  bool exists(const std::string& dir) {
-    if (auto it = known_.find(dir); it != known_.end()) return it->second;
-    bool present = true;
-    if (dir.size() > top_.size() && strings::starts_with(dir, top_ + "/"))
-      present = exists(dirname_of(dir));
-    if (present) present = root_.exists(dir);
-    known_.emplace(dir, present);
-    return present;
+  // Whether the directory of the line's capability file exists (with its parents).
+  bool exists(const MigMinorLine& l) {
+    using Kind = MigMinor::Kind;
+    if (l.kind == Kind::kConfig || l.kind == Kind::kMonitor)
+      return memo({0, 0, 0, 0}, [] { return fmt::format("{}/mig", kProcCapabilities); });
+    if (!memo({1, l.gpu, 0, 0},
+              [&] { return fmt::format("{}/gpu{}/mig", kProcCapabilities, l.gpu); }))
+      return false;
+    if (!memo({2, l.gpu, l.gi, 0},
+              [&] { return fmt::format("{}/gpu{}/mig/gi{}", kProcCapabilities, l.gpu, l.gi); }))
+      return false;
+    if (l.kind == Kind::kGpuInstance) return true;
+    return memo({3, l.gpu, l.gi, l.ci}, [&] {
+      return fmt::format("{}/gpu{}/mig/gi{}/ci{}", kProcCapabilities, l.gpu, l.gi, l.ci);
+    });
   }
 
  private:
+  using Key = std::array<unsigned, 4>;  // level, gpu, gi, ci
+  template <typename MakePath>
+  bool memo(const Key& key, MakePath make_path) {
+    if (auto it = known_.find(key); it != known_.end()) return it->second;
+    bool present = root_.exists(make_path());
+    known_.emplace(key, present);
+    return present;
+  }
   const DriverRoot& root_;
-  std::string top_;
-  std::unordered_map<std::string, bool> known_;
+  std::map<Key, bool> known_;
 };
 
 }  // namespace
@@ -238,16 +248,17 @@ Status load_kernel_modules(const KmodOptions& o) {
   for (unsigned minor : minors) mk(fmt::format("/dev/nvidia{}", minor), nvidia, minor, params);
 
   if (m.count("nvidia-caps")) {
-    DirectoryMemo dirs(root, std::string(kProcCapabilities));
+    CapabilityDirs dirs(root);
     if (auto text = root.read(kProcMigMinors, 1u << 20)) {
-      auto entries = parse_mig_minors(*text);
+      auto entries = scan_mig_minors(*text);
       if (!entries) log::warn("{}: {}", kProcMigMinors, entries.error().message());
-      for (const auto& e : entries ? *entries : std::vector<MigMinor>{}) {
+      static const std::vector<MigMinorLine> kNone;
+      for (const auto& e : entries ? *entries : kNone) {
         bool per_gpu =
             e.kind == MigMinor::Kind::kGpuInstance || e.kind == MigMinor::Kind::kComputeInstance;
         if (per_gpu && e.gpu >= count) continue;
-        if (!dirs.exists(dirname_of(e.proc_path))) continue;
-        auto cap = root.read(e.proc_path, 4096);
+        if (!dirs.exists(e)) continue;
+        auto cap = root.read(mig_minor_proc_path(e), 4096);
         if (!cap) continue;  // only caps whose proc file exists
         DeviceFileParams cp = params;
         cp.modify = true;

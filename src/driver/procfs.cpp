@@ -116,9 +116,9 @@ Result<unsigned> parse_device_file_minor(std::string_view text) {
   return *m;
 }
 
-Result<std::vector<MigMinor>> parse_mig_minors(std::string_view text) {
-  // Over a thousand lines on an 8-GPU host, parsed by every hook: views, no per-line vectors.
-  std::vector<MigMinor> out;
+Result<std::vector<MigMinorLine>> scan_mig_minors(std::string_view text) {
+  // Thousands of lines on a real host, scanned by every hook: views, no per-line strings.
+  std::vector<MigMinorLine> out;
   out.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
   for (std::size_t start = 0; start <= text.size();) {
     std::size_t end = text.find('\n', start);
@@ -132,12 +132,12 @@ Result<std::vector<MigMinor>> parse_mig_minors(std::string_view text) {
     auto minor = parse_unsigned(line.substr(sp + 1));
     std::string_view name = line.substr(0, sp);
     if (!minor) return bad();
-    MigMinor m;
+    MigMinorLine m;
     m.minor = *minor;
+    m.name = name;
     if (name == "config" || name == "monitor") {
       m.kind = name == "config" ? MigMinor::Kind::kConfig : MigMinor::Kind::kMonitor;
-      m.proc_path = fmt::format("/proc/driver/nvidia/capabilities/mig/{}", name);
-      out.push_back(std::move(m));
+      out.push_back(m);
       continue;
     }
     std::string_view parts[5];
@@ -166,8 +166,31 @@ Result<std::vector<MigMinor>> parse_mig_minors(std::string_view text) {
       m.ci = *ci;
       m.kind = MigMinor::Kind::kComputeInstance;
     }
-    m.proc_path = fmt::format("/proc/driver/nvidia/capabilities/gpu{}/mig/{}", m.gpu,
-                              name.substr(parts[0].size() + 1));
+    out.push_back(m);
+  }
+  return out;
+}
+
+std::string mig_minor_proc_path(const MigMinorLine& line) {
+  if (line.kind == MigMinor::Kind::kConfig || line.kind == MigMinor::Kind::kMonitor)
+    return fmt::format("{}/mig/{}", kProcCapabilities, line.name);
+  // "gpu<N>/<rest>" -> <capabilities>/gpu<N>/mig/<rest>
+  std::string_view rest = line.name.substr(line.name.find('/') + 1);
+  return fmt::format("{}/gpu{}/mig/{}", kProcCapabilities, line.gpu, rest);
+}
+
+Result<std::vector<MigMinor>> parse_mig_minors(std::string_view text) {
+  NVCT_ASSIGN_OR_RETURN(std::vector<MigMinorLine> lines, scan_mig_minors(text));
+  std::vector<MigMinor> out;
+  out.reserve(lines.size());
+  for (const auto& l : lines) {
+    MigMinor m;
+    m.kind = l.kind;
+    m.gpu = l.gpu;
+    m.gi = l.gi;
+    m.ci = l.ci;
+    m.minor = l.minor;
+    m.proc_path = mig_minor_proc_path(l);
     out.push_back(std::move(m));
   }
   return out;

@@ -152,6 +152,75 @@ TEST_F(DeviceNodesTest, MigCapsAreCreatedOnlyForInstancesWhoseProcFileExists) {
   EXPECT_EQ(st("dev/nvidia-caps/nvidia-cap26").st_rdev, makedev(235, 26));
 }
 
+// The size of a real driver's file: every possible instance of 32 GPUs (4322 lines), with two GPUs
+// present and a few instances configured on each.
+std::string real_size_mig_minors() {
+  std::string minors = "config 1\nmonitor 2\n";
+  unsigned minor = 3;
+  for (int gpu = 0; gpu < 32; ++gpu)
+    for (int gi = 0; gi < 15; ++gi) {
+      minors += fmt::format("gpu{}/gi{}/access {}\n", gpu, gi, minor++);
+      for (int ci = 0; ci < 8; ++ci)
+        minors += fmt::format("gpu{}/gi{}/ci{}/access {}\n", gpu, gi, ci, minor++);
+    }
+  return minors;
+}
+
+TEST_F(DeviceNodesTest, RealSizeMigMinorsGiveExactlyTheConfiguredInstances) {
+  dir_.write("proc/devices", "Character devices:\n195 nvidia\n235 nvidia-caps\n\n");
+  std::string minors = real_size_mig_minors();
+  ASSERT_EQ(std::count(minors.begin(), minors.end(), '\n'), 4322);
+  dir_.write("proc/driver/nvidia-caps/mig-minors", minors);
+  // gpu<g>/gi<i> is minor 3 + 135 g + 9 i, its ci<c> one more than that plus c.
+  auto gi_minor = [](unsigned g, unsigned i) { return 3 + 135 * g + 9 * i; };
+  const std::string caps = "proc/driver/nvidia/capabilities";
+  dir_.write(caps + "/mig/config", "DeviceFileMinor: 1\nDeviceFileMode: 256\n");
+  dir_.write(fmt::format("{}/gpu0/mig/gi1/access", caps), "DeviceFileMinor: 12\n");
+  dir_.write(fmt::format("{}/gpu0/mig/gi1/ci0/access", caps), "DeviceFileMinor: 13\n");
+  dir_.write(fmt::format("{}/gpu0/mig/gi1/ci3/access", caps), "DeviceFileMinor: 16\n");
+  dir_.write(fmt::format("{}/gpu1/mig/gi14/access", caps), "DeviceFileMinor: 264\n");
+  // A GI and a CI directory without access files, and a GPU beyond the PCI count: none
+  // gets a node.
+  fs::create_directories(dir_ / (caps + "/gpu1/mig/gi3/ci2"));
+  dir_.write(fmt::format("{}/gpu5/mig/gi0/access", caps), "DeviceFileMinor: 678\n");
+  for (const char* bus : {"0000:17:00.0", "0000:2a:00.0"}) {
+    dir_.write(fmt::format("sys/bus/pci/devices/{}/vendor", bus), "0x10de\n");
+    dir_.write(fmt::format("sys/bus/pci/devices/{}/class", bus), "0x030200\n");
+  }
+  KmodOptions o;
+  o.root = dir_.path();
+  ASSERT_TRUE(load_kernel_modules(o));
+  std::vector<std::string> made;
+  for (const auto& e : fs::directory_iterator(dir_ / "dev/nvidia-caps"))
+    made.push_back(e.path().filename().string());
+  std::sort(made.begin(), made.end());
+  std::vector<std::string> want;
+  for (unsigned m : {1u, gi_minor(0, 1), gi_minor(0, 1) + 1, gi_minor(0, 1) + 4, gi_minor(1, 14)})
+    want.push_back(fmt::format("nvidia-cap{}", m));
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(made, want);
+  EXPECT_EQ(st("dev/nvidia-caps/nvidia-cap1").st_mode & 07777, 0400u);
+  EXPECT_EQ(st(fmt::format("dev/nvidia-caps/nvidia-cap{}", gi_minor(1, 14))).st_rdev,
+            makedev(235, gi_minor(1, 14)));
+}
+
+TEST_F(DeviceNodesTest, AnInvalidMigMinorsLineGivesNoCapabilityNodesAndTheOthersStill) {
+  dir_.write("proc/devices", "Character devices:\n195 nvidia\n235 nvidia-caps\n\n");
+  // Valid, configured lines first: a file with any invalid line is not used at all.
+  dir_.write("proc/driver/nvidia-caps/mig-minors",
+             "config 1\ngpu0/gi1/access 12\ngpu0/gi1/bogus 13\n");
+  dir_.write("proc/driver/nvidia/capabilities/mig/config", "DeviceFileMinor: 1\n");
+  dir_.write("proc/driver/nvidia/capabilities/gpu0/mig/gi1/access", "DeviceFileMinor: 12\n");
+  dir_.write("sys/bus/pci/devices/0000:17:00.0/vendor", "0x10de\n");
+  dir_.write("sys/bus/pci/devices/0000:17:00.0/class", "0x030200\n");
+  KmodOptions o;
+  o.root = dir_.path();
+  ASSERT_TRUE(load_kernel_modules(o));
+  EXPECT_EQ(st("dev/nvidia0").st_rdev, makedev(195, 0));
+  EXPECT_FALSE(fs::exists(dir_ / "dev/nvidia-caps/nvidia-cap1"));
+  EXPECT_FALSE(fs::exists(dir_ / "dev/nvidia-caps/nvidia-cap12"));
+}
+
 TEST_F(DeviceNodesTest, ProcfsMinorsNameTheGpuNodesWithoutSysfs) {
   dir_.write("proc/devices", "Character devices:\n195 nvidia\n\n");
   dir_.write("proc/driver/nvidia/gpus/0000:17:00.0/information",

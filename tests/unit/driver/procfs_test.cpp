@@ -1,5 +1,6 @@
 #include "nvct/driver/procfs.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace nvct::driver {
@@ -90,6 +91,53 @@ TEST(MigMinors, AnyOtherLineIsAnError) {
     auto m = parse_mig_minors(bad);
     ASSERT_FALSE(m) << bad;
     EXPECT_NE(m.error().message().find("invalid mig-minors line"), std::string::npos);
+  }
+}
+
+TEST(MigMinors, ScanGivesTheParsedLinesAsViewsAndTheSamePaths) {
+  std::string text;
+  unsigned minor = 3;
+  text += "config 1\nmonitor 2\n";
+  for (int gpu = 0; gpu < 32; ++gpu)
+    for (int gi = 0; gi < 15; ++gi) {
+      text += fmt::format("gpu{}/gi{}/access {}\n", gpu, gi, minor++);
+      for (int ci = 0; ci < 8; ++ci)
+        text += fmt::format("  gpu{}/gi{}/ci{}/access {}\n", gpu, gi, ci, minor++);
+    }
+  text += "gpu007/gi01/access 9999";  // leading zeros, no final newline
+  auto parsed = parse_mig_minors(text);
+  auto scanned = scan_mig_minors(text);
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  ASSERT_TRUE(scanned) << scanned.error().message();
+  ASSERT_EQ(parsed->size(), 4323u);
+  ASSERT_EQ(scanned->size(), parsed->size());
+  for (std::size_t i = 0; i < parsed->size(); ++i) {
+    const MigMinor& p = (*parsed)[i];
+    const MigMinorLine& l = (*scanned)[i];
+    ASSERT_EQ(l.kind, p.kind) << i;
+    ASSERT_EQ(l.gpu, p.gpu) << i;
+    ASSERT_EQ(l.gi, p.gi) << i;
+    ASSERT_EQ(l.ci, p.ci) << i;
+    ASSERT_EQ(l.minor, p.minor) << i;
+    ASSERT_EQ(mig_minor_proc_path(l), p.proc_path) << i;
+    // A view into the text, not a copy.
+    ASSERT_GE(l.name.data(), text.data()) << i;
+    ASSERT_LE(l.name.data() + l.name.size(), text.data() + text.size()) << i;
+  }
+  EXPECT_EQ((*parsed)[2].proc_path, "/proc/driver/nvidia/capabilities/gpu0/mig/gi0/access");
+  EXPECT_EQ((*parsed)[3].proc_path, "/proc/driver/nvidia/capabilities/gpu0/mig/gi0/ci0/access");
+  EXPECT_EQ(parsed->back().proc_path, "/proc/driver/nvidia/capabilities/gpu7/mig/gi01/access");
+  EXPECT_EQ(parsed->back().gi, 1u);
+}
+
+TEST(MigMinors, ScanRefusesWhatParseRefuses) {
+  for (const char* bad : {"gpu0/gi0 3", "gpu0/gi0/access", "gpu0/gi0/access x", "gpuX/gi0/access 1",
+                          "gpu0/gi0/ci0/cj0/access 1", "../../etc/passwd 1", "config -1",
+                          "config 1\ngpu0/gi1/bogus 2\n"}) {
+    auto m = scan_mig_minors(bad);
+    ASSERT_FALSE(m) << bad;
+    EXPECT_NE(m.error().message().find("invalid mig-minors line"), std::string::npos);
+    EXPECT_FALSE(parse_mig_minors(bad)) << bad;
   }
 }
 
