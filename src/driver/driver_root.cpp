@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <deque>
 
 #include "nvct/base/file.hpp"
 #include "nvct/base/strings.hpp"
@@ -16,16 +17,6 @@ namespace nvct::driver {
 namespace {
 
 constexpr int kMaxSymlinks = 40;
-
-// Root-relative form used with *at() calls on the root fd: "" for the root itself.
-std::string at_path(const std::vector<std::string>& parts) {
-  std::string p = parts.empty() ? "." : "";
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    if (i) p += '/';
-    p += parts[i];
-  }
-  return p;
-}
 
 std::string abs_path(const std::vector<std::string>& parts) {
   std::string p;
@@ -60,33 +51,51 @@ std::string DriverRoot::host_path(std::string_view rel) const {
 }
 
 Result<std::string> DriverRoot::resolve(std::string_view path) const {
-  // Components still to walk, last first, so that link targets can be pushed in front.
-  std::vector<std::string> todo;
-  for (auto& c : strings::split(path, '/'))
-    if (!c.empty() && c != ".") todo.push_back(c);
-  std::reverse(todo.begin(), todo.end());
-  std::vector<std::string> done;
+  // Called for every ld.so.cache entry and binary candidate of every discovery: the walk keeps
+  // the resolved prefix as one root-relative string ("" for the root) and the components still to
+  // walk as views (into `path`, or into link targets kept in `targets`), so a step allocates
+  // nothing unless it reads a link.
+  std::vector<std::string_view> todo;  // last first, so that link targets can be pushed in front
+  auto push_components = [&todo](std::string_view text) {
+    std::size_t end = text.size();
+    while (end > 0) {
+      std::size_t slash = text.rfind('/', end - 1);
+      std::size_t begin = slash == std::string_view::npos ? 0 : slash + 1;
+      std::string_view c = text.substr(begin, end - begin);
+      if (!c.empty() && c != ".") todo.push_back(c);
+      if (slash == std::string_view::npos) break;
+      end = slash;
+    }
+  };
+  push_components(path);
+  std::deque<std::string> targets;
+  std::string rel;                  // the resolved prefix, components joined by '/'
+  std::vector<std::size_t> starts;  // where each component of rel starts
+  auto pop = [&] {
+    rel.resize(starts.back() == 0 ? 0 : starts.back() - 1);
+    starts.pop_back();
+  };
+  auto shown = [&] { return "/" + rel; };
   int links = 0;
   while (!todo.empty()) {
-    std::string c = std::move(todo.back());
+    std::string_view c = todo.back();
     todo.pop_back();
-    if (c == "." || c.empty()) continue;
     if (c == "..") {
-      if (!done.empty()) done.pop_back();  // ".." at the root stays at the root
+      if (!starts.empty()) pop();  // ".." at the root stays at the root
       continue;
     }
-    done.push_back(c);
-    std::string rel = at_path(done);
+    starts.push_back(rel.empty() ? 0 : rel.size() + 1);
+    if (!rel.empty()) rel += '/';
+    rel += c;
     if (known_dirs_->count(rel)) continue;
     struct stat st {};
     if (::fstatat(fd(), rel.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
-      return fail_errno(fmt::format("resolve {} in {}", abs_path(done), path_));
+      return fail_errno(fmt::format("resolve {} in {}", shown(), path_));
     if (!S_ISLNK(st.st_mode)) {
       if (S_ISDIR(st.st_mode)) {
-        known_dirs_->insert(std::move(rel));
+        known_dirs_->insert(rel);
       } else if (!todo.empty()) {
-        return fail(ENOTDIR,
-                    fmt::format("resolve {} in {}: not a directory", abs_path(done), path_));
+        return fail(ENOTDIR, fmt::format("resolve {} in {}: not a directory", shown(), path_));
       }
       continue;
     }
@@ -95,17 +104,18 @@ Result<std::string> DriverRoot::resolve(std::string_view path) const {
                   fmt::format("resolve {} in {}: too many levels of symbolic links", path, path_));
     char buf[4096];
     ssize_t n = ::readlinkat(fd(), rel.c_str(), buf, sizeof buf);
-    if (n < 0) return fail_errno(fmt::format("readlink {} in {}", abs_path(done), path_));
+    if (n < 0) return fail_errno(fmt::format("readlink {} in {}", shown(), path_));
     if (static_cast<std::size_t>(n) == sizeof buf)
-      return fail(ENAMETOOLONG, fmt::format("readlink {}: target too long", abs_path(done)));
-    std::string_view target(buf, static_cast<std::size_t>(n));
-    done.pop_back();
-    if (!target.empty() && target[0] == '/') done.clear();
-    auto parts = strings::split(target, '/');
-    for (auto it = parts.rbegin(); it != parts.rend(); ++it)
-      if (!it->empty() && *it != ".") todo.push_back(*it);
+      return fail(ENAMETOOLONG, fmt::format("readlink {}: target too long", shown()));
+    const std::string& target = targets.emplace_back(buf, static_cast<std::size_t>(n));
+    pop();
+    if (!target.empty() && target[0] == '/') {
+      rel.clear();
+      starts.clear();
+    }
+    push_components(target);
   }
-  return abs_path(done);
+  return shown();
 }
 
 Result<unique_fd> DriverRoot::open_file(std::string_view path, int flags) const {

@@ -1,12 +1,17 @@
 #include "nvct/driver/driver_root.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <optional>
 
+#include "nvct/base/unique_fd.hpp"
 #include "nvct/testing/temp_dir.hpp"
 
 namespace nvct::driver {
@@ -84,6 +89,56 @@ TEST_F(DriverRootTest, RememberedDirectoriesGiveTheSameAnswersAsAFreshWalk) {
   for (const char* p : {"/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/lib/x86_64-linux-gnu",
                         "/lib/x86_64-linux-gnu/../x86_64-linux-gnu/libcuda.so.1"})
     EXPECT_EQ(*root.resolve(p), *fresh.resolve(p)) << p;
+}
+
+TEST_F(DriverRootTest, ResolvesLikeTheKernelInTheRoot) {
+  // Chains of relative and absolute links, `..` after a link, `.` and doubled slashes: the walk
+  // must land where openat2(RESOLVE_IN_ROOT) lands, and fail where it fails.
+  fs::create_directories(dir_ / "opt/a/b");
+  dir_.write("opt/a/b/lib.so.1.2", "ELF");
+  fs::create_symlink("lib.so.1.2", dir_ / "opt/a/b/lib.so.1");
+  fs::create_symlink("b/./lib.so.1", dir_ / "opt/a/lib-rel");
+  fs::create_symlink("../a/b", dir_ / "opt/a/b-up");
+  fs::create_symlink("/opt/a/b-up/../lib-rel", dir_ / "opt/chain");
+  fs::create_symlink("//opt///a/./b", dir_ / "opt/slashes");
+  fs::create_symlink("../../..", dir_ / "opt/a/b/top");
+  auto root = *DriverRoot::open(dir_.path());
+  unique_fd rfd(::open(dir_.path().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  ASSERT_TRUE(rfd);
+  auto kernel = [&](const std::string& p) -> std::optional<std::string> {
+    struct open_how how {};
+    how.flags = O_PATH | O_CLOEXEC;
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+    std::string rel = "." + p;
+    long fd = ::syscall(SYS_openat2, rfd.get(), rel.c_str(), &how, sizeof how);
+    if (fd < 0) return std::nullopt;
+    unique_fd f(static_cast<int>(fd));
+    auto real = fs::read_symlink(fmt::format("/proc/self/fd/{}", f.get())).string();
+    std::string top = fs::canonical(dir_.path()).string();
+    if (real == top) return "/";
+    EXPECT_EQ(real.compare(0, top.size() + 1, top + "/"), 0) << real;
+    return real.substr(top.size());
+  };
+  int resolved = 0;
+  for (std::string p :
+       {"/opt/a/lib-rel", "/opt/chain", "/opt/slashes/lib.so.1", "/opt/a/b-up/lib.so.1",
+        "/opt/a/b-up/../b-up/../../opt/a/b/lib.so.1", "//opt/./a//b/./lib.so.1",
+        "/opt/a/b/top/opt/chain", "/opt/a/b/top/../../opt/a/b", "/opt/a/b/top", "/opt/chain/x",
+        "/opt/a/missing/../b", "/lib/x86_64-linux-gnu/../x86_64-linux-gnu/libcuda.so.1",
+        "/lib/x86_64-linux-gnu/..", "/usr/lib/escape", "/opt/a/b/lib.so.1/.."}) {
+    auto ours = root.resolve(p);
+    auto theirs = kernel(p);
+    if (!theirs) {
+      EXPECT_FALSE(ours) << p << " resolved to " << *ours;
+      continue;
+    }
+    ASSERT_TRUE(ours) << p << ": " << ours.error().message();
+    EXPECT_EQ(*ours, *theirs) << p;
+    ++resolved;
+  }
+  EXPECT_GE(resolved, 10);
+  EXPECT_EQ(*root.resolve("/opt/chain"), "/opt/a/b/lib.so.1.2");
+  EXPECT_EQ(*root.resolve("/opt/a/b/top"), "/");
 }
 
 TEST_F(DriverRootTest, OpenFileStaysInTheRootWithAndWithoutOpenat2) {
