@@ -21,6 +21,11 @@
 # input becomes a regression under tests/fuzz/regressions/<h> once it is fixed.
 #
 #   tests/fuzz/campaign.sh --report             prints the table of tests/fuzz/README.md
+#
+# To stop a campaign without losing its slices: `touch $NVCT_FUZZ_STATE/STOP`, then SIGINT the
+# running fuzz_* processes (never SIGSTOP: libFuzzer's wall-clock alarm turns the pause into a
+# false timeout). Each slice ends with its final stats, is recorded, and the campaign exits
+# instead of starting the next one. Remove STOP before the next run.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -66,6 +71,7 @@ mkdir -p "$state"
 while :; do
   pending=0
   for h in "${harnesses[@]}"; do
+    if [ -e "$state/STOP" ]; then echo "campaign: $state/STOP exists; stopping" >&2; report; exit 0; fi
     done_execs=$(total_of "$h" 2)
     [ "$done_execs" -ge "$target" ] && continue
     [ -n "$(find "$state/crashes/$h" -type f 2>/dev/null)" ] && { echo "campaign: $h has crash inputs under $state/crashes/$h; skipped" >&2; continue; }
