@@ -30,14 +30,11 @@ Status list_mig_caps(const DriverInfo& info, const DriverRoot& root, const Devic
   const bool dev = info.caps_style == CapsStyle::kDev;
   auto node = [](unsigned minor) { return fmt::format("/dev/nvidia-caps/nvidia-cap{}", minor); };
   std::vector<MigMinorLine> minors;
-  std::string minors_text;  // the lines are views into it
   if (dev) {
     if (auto text = root.read(cap_file, 4096))
       if (auto minor = parse_device_file_minor(*text)) out.push_back(node(*minor));
-    if (auto text = root.read(kProcMigMinors, 1u << 20)) {
-      minors_text = std::move(*text);
-      if (auto scanned = scan_mig_minors(minors_text)) minors = std::move(*scanned);
-    }
+    if (auto text = root.read(kProcMigMinors, 1u << 20))
+      if (auto scanned = scan_mig_minors(*text)) minors = std::move(*scanned);
   }
   for (const Gpu* g : gpus) {
     out.push_back(g->mig_caps_path);

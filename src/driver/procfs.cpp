@@ -134,7 +134,6 @@ Result<std::vector<MigMinorLine>> scan_mig_minors(std::string_view text) {
     if (!minor) return bad();
     MigMinorLine m;
     m.minor = *minor;
-    m.name = name;
     if (name == "config" || name == "monitor") {
       m.kind = name == "config" ? MigMinor::Kind::kConfig : MigMinor::Kind::kMonitor;
       out.push_back(m);
@@ -172,11 +171,19 @@ Result<std::vector<MigMinorLine>> scan_mig_minors(std::string_view text) {
 }
 
 std::string mig_minor_proc_path(const MigMinorLine& line) {
-  if (line.kind == MigMinor::Kind::kConfig || line.kind == MigMinor::Kind::kMonitor)
-    return fmt::format("{}/mig/{}", kProcCapabilities, line.name);
-  // "gpu<N>/<rest>" -> <capabilities>/gpu<N>/mig/<rest>
-  std::string_view rest = line.name.substr(line.name.find('/') + 1);
-  return fmt::format("{}/gpu{}/mig/{}", kProcCapabilities, line.gpu, rest);
+  // From the numbers, as the driver names the files ("gpu007/gi01" is gpu7/gi1).
+  switch (line.kind) {
+    case MigMinor::Kind::kConfig:
+      return fmt::format("{}/mig/config", kProcCapabilities);
+    case MigMinor::Kind::kMonitor:
+      return fmt::format("{}/mig/monitor", kProcCapabilities);
+    case MigMinor::Kind::kGpuInstance:
+      return fmt::format("{}/gpu{}/mig/gi{}/access", kProcCapabilities, line.gpu, line.gi);
+    case MigMinor::Kind::kComputeInstance:
+      break;
+  }
+  return fmt::format("{}/gpu{}/mig/gi{}/ci{}/access", kProcCapabilities, line.gpu, line.gi,
+                     line.ci);
 }
 
 Result<std::vector<MigMinor>> parse_mig_minors(std::string_view text) {

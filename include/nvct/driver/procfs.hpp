@@ -50,20 +50,19 @@ struct MigMinor {
 // Any line that is not one of the four forms is an error naming it.
 Result<std::vector<MigMinor>> parse_mig_minors(std::string_view text);
 
-// One mig-minors line before its capability path is formatted: the name is a view into the text
-// ("config", "monitor", "gpu0/gi1/access", "gpu0/gi1/ci0/access"). The file lists every
-// possible instance of every GPU the driver can hold (thousands of lines on a real host),
-// and a hook run needs only the few whose capability file exists: scanning allocates nothing
-// per line, and a caller formats the path of a line it keeps.
+// One mig-minors line before its capability path is formatted. The file lists every possible
+// instance of every GPU the driver can hold (thousands of lines on a real host), and a hook run
+// needs only the few whose capability file exists: scanning allocates nothing per line, and a
+// caller formats the path of a line it keeps.
 struct MigMinorLine {
   MigMinor::Kind kind = MigMinor::Kind::kConfig;
   unsigned gpu = 0, gi = 0, ci = 0;
   unsigned minor = 0;
-  std::string_view name;
 };
 // The same lines, with the same errors, as parse_mig_minors.
 Result<std::vector<MigMinorLine>> scan_mig_minors(std::string_view text);
-// MigMinor::proc_path of a line.
+// MigMinor::proc_path of a line, formatted from its numbers (the driver writes them without
+// leading zeros; "gpu007/gi01/access" stands for gpu7/gi1).
 std::string mig_minor_proc_path(const MigMinorLine& line);
 
 // Parses a PCI bus id "%x:%02x:%02x.0" (domain:bus:device, function 0) into the NVML form
