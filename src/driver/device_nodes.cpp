@@ -251,9 +251,11 @@ Status load_kernel_modules(const KmodOptions& o) {
     CapabilityDirs dirs(root);
     if (auto text = root.read(kProcMigMinors, 1u << 20)) {
       auto entries = scan_mig_minors(*text);
-      if (!entries) log::warn("{}: {}", kProcMigMinors, entries.error().message());
-      static const std::vector<MigMinorLine> kNone;
-      for (const auto& e : entries ? *entries : kNone) {
+      if (!entries) {
+        log::warn("{}: {}", kProcMigMinors, entries.error().message());
+        entries = std::vector<MigMinorLine>{};
+      }
+      for (const auto& e : *entries) {
         bool per_gpu =
             e.kind == MigMinor::Kind::kGpuInstance || e.kind == MigMinor::Kind::kComputeInstance;
         if (per_gpu && e.gpu >= count) continue;

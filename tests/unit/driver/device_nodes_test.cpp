@@ -36,6 +36,21 @@ class DeviceNodesTest : public ::testing::Test {
     EXPECT_EQ(::lstat((dir_ / rel).c_str(), &s), 0) << rel;
     return s;
   }
+  // NVIDIA display-class PCI devices in the root's sysfs (the GPU count of --load-kmods).
+  void add_pci_gpus(std::initializer_list<const char*> buses) {
+    for (const char* bus : buses) {
+      dir_.write(fmt::format("sys/bus/pci/devices/{}/vendor", bus), "0x10de\n");
+      dir_.write(fmt::format("sys/bus/pci/devices/{}/class", bus), "0x030200\n");
+    }
+  }
+  // The names under dev/nvidia-caps, sorted.
+  std::vector<std::string> cap_nodes() {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir_ / "dev/nvidia-caps"))
+      names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
   testing::TempDir dir_;
 };
 
@@ -137,18 +152,11 @@ TEST_F(DeviceNodesTest, MigCapsAreCreatedOnlyForInstancesWhoseProcFileExists) {
   dir_.write("proc/driver/nvidia/capabilities/gpu1/mig/gi2/access", "DeviceFileMinor: 25\n");
   dir_.write("proc/driver/nvidia/capabilities/gpu1/mig/gi2/ci0/access", "DeviceFileMinor: 26\n");
   fs::create_directories(dir_ / "proc/driver/nvidia/capabilities/gpu0/mig");
-  for (const char* bus : {"0000:17:00.0", "0000:2a:00.0"}) {
-    dir_.write(fmt::format("sys/bus/pci/devices/{}/vendor", bus), "0x10de\n");
-    dir_.write(fmt::format("sys/bus/pci/devices/{}/class", bus), "0x030200\n");
-  }
+  add_pci_gpus({"0000:17:00.0", "0000:2a:00.0"});
   KmodOptions o;
   o.root = dir_.path();
   ASSERT_TRUE(load_kernel_modules(o));
-  std::vector<std::string> caps;
-  for (const auto& e : fs::directory_iterator(dir_ / "dev/nvidia-caps"))
-    caps.push_back(e.path().filename().string());
-  std::sort(caps.begin(), caps.end());
-  EXPECT_EQ(caps, (std::vector<std::string>{"nvidia-cap25", "nvidia-cap26"}));
+  EXPECT_EQ(cap_nodes(), (std::vector<std::string>{"nvidia-cap25", "nvidia-cap26"}));
   EXPECT_EQ(st("dev/nvidia-caps/nvidia-cap26").st_rdev, makedev(235, 26));
 }
 
@@ -183,22 +191,15 @@ TEST_F(DeviceNodesTest, RealSizeMigMinorsGiveExactlyTheConfiguredInstances) {
   // gets a node.
   fs::create_directories(dir_ / (caps + "/gpu1/mig/gi3/ci2"));
   dir_.write(fmt::format("{}/gpu5/mig/gi0/access", caps), "DeviceFileMinor: 678\n");
-  for (const char* bus : {"0000:17:00.0", "0000:2a:00.0"}) {
-    dir_.write(fmt::format("sys/bus/pci/devices/{}/vendor", bus), "0x10de\n");
-    dir_.write(fmt::format("sys/bus/pci/devices/{}/class", bus), "0x030200\n");
-  }
+  add_pci_gpus({"0000:17:00.0", "0000:2a:00.0"});
   KmodOptions o;
   o.root = dir_.path();
   ASSERT_TRUE(load_kernel_modules(o));
-  std::vector<std::string> made;
-  for (const auto& e : fs::directory_iterator(dir_ / "dev/nvidia-caps"))
-    made.push_back(e.path().filename().string());
-  std::sort(made.begin(), made.end());
   std::vector<std::string> want;
   for (unsigned m : {1u, gi_minor(0, 1), gi_minor(0, 1) + 1, gi_minor(0, 1) + 4, gi_minor(1, 14)})
     want.push_back(fmt::format("nvidia-cap{}", m));
   std::sort(want.begin(), want.end());
-  EXPECT_EQ(made, want);
+  EXPECT_EQ(cap_nodes(), want);
   EXPECT_EQ(st("dev/nvidia-caps/nvidia-cap1").st_mode & 07777, 0400u);
   EXPECT_EQ(st(fmt::format("dev/nvidia-caps/nvidia-cap{}", gi_minor(1, 14))).st_rdev,
             makedev(235, gi_minor(1, 14)));
@@ -211,8 +212,7 @@ TEST_F(DeviceNodesTest, AnInvalidMigMinorsLineGivesNoCapabilityNodesAndTheOthers
              "config 1\ngpu0/gi1/access 12\ngpu0/gi1/bogus 13\n");
   dir_.write("proc/driver/nvidia/capabilities/mig/config", "DeviceFileMinor: 1\n");
   dir_.write("proc/driver/nvidia/capabilities/gpu0/mig/gi1/access", "DeviceFileMinor: 12\n");
-  dir_.write("sys/bus/pci/devices/0000:17:00.0/vendor", "0x10de\n");
-  dir_.write("sys/bus/pci/devices/0000:17:00.0/class", "0x030200\n");
+  add_pci_gpus({"0000:17:00.0"});
   KmodOptions o;
   o.root = dir_.path();
   ASSERT_TRUE(load_kernel_modules(o));
@@ -258,10 +258,7 @@ TEST_F(DeviceNodesTest, NoNvidiaMajorCreatesNothing) {
   dir_.write("proc/devices", "Character devices:\n  1 mem\n238 nvidia-uvm\n\n");
   dir_.write("proc/modules", "nvidia_modeset 1 0 - Live 0x0\n");
   dir_.write("proc/driver/nvidia/gpus/0000:17:00.0/information", "Device Minor: 0\n");
-  for (const char* bus : {"0000:17:00.0", "0000:2a:00.0"}) {
-    dir_.write(fmt::format("sys/bus/pci/devices/{}/vendor", bus), "0x10de\n");
-    dir_.write(fmt::format("sys/bus/pci/devices/{}/class", bus), "0x030200\n");
-  }
+  add_pci_gpus({"0000:17:00.0", "0000:2a:00.0"});
   KmodOptions o;
   o.root = dir_.path();
   ASSERT_TRUE(load_kernel_modules(o));
