@@ -252,11 +252,11 @@ shim_row() {  # shim_row FIG MODE GPU(1/0) BUNDLE_DIR
   shim_config "$T/xdg-$fig/nvidia-container-runtime/config.toml" "$mode" "$noop"
   for i in $(seq "$runs"); do
     for who in $(order "$i"); do
-      # A new config.json each time, as containerd and Docker write one into each new bundle.
-      # Copying over the last run's file instead truncates it, and ext4 (auto_da_alloc) starts
-      # writing the new data out at close; the shim, which drops that inode when it replaces
-      # the file, then waits for that write and frees its blocks: 1-3 ms on this VM's disk
-      # (Podman pays it when it rewrites the config.json of a container started again).
+      # A new config.json each time, as the engines write it: containerd and Docker into a new
+      # bundle, Podman after removing the old one (libpod saveSpec). Copying over the last
+      # run's file instead truncates it, and ext4 (auto_da_alloc) starts writing the new data
+      # out at close; the shim, which drops that inode when it replaces the file, then waits
+      # for that write and frees its blocks: 1-3 ms on this VM's disk, a cost no engine causes.
       rm -f "$dir/sb/config.json"
       cp "$dir/config.orig" "$dir/sb/config.json"
       case "$who" in
