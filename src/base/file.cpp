@@ -279,10 +279,12 @@ Status write_file_atomic_at(int dirfd, const std::string& name, std::string_view
     return cleanup_fail(fail_errno(fmt::format("fsync {}", tmp)));
   fd.reset();
   if (!options.durable && have_existing) {
-    // ext4 (auto_da_alloc) writes a file's data out before a rename replaces another file with
-    // it: 2-4 ms on a disk. Exchanging the two names is as atomic for readers and skips that;
-    // the temp name then holds the old content, which is removed. Without RENAME_EXCHANGE
-    // (EINVAL on some filesystems) the plain rename below.
+    // ext4 (auto_da_alloc) starts writing a file's data out when a rename replaces another
+    // file with it. Exchanging the two names is as atomic for readers and skips that; the temp
+    // name then holds the old content, which is removed. For a new 2 KB config.json on the
+    // project VM's disk: rename 0.07-0.09 ms, exchange and unlink 0.04 ms. (Either way, an old
+    // file whose data was being written out, as after a truncating rewrite, costs 1-3 ms to
+    // drop there.) Without RENAME_EXCHANGE (EINVAL on some filesystems) the plain rename below.
     if (::renameat2(dirfd, tmp.c_str(), dirfd, name.c_str(), RENAME_EXCHANGE) == 0) {
       ::unlinkat(dirfd, tmp.c_str(), 0);
       on_signal.release();
