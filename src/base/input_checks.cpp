@@ -132,12 +132,24 @@ std::size_t yaml_depth(std::string_view text, std::size_t stop_after) {
   return max;
 }
 
+struct TomlScan {
+  std::size_t bad_line = 0;   // first line toml++ must not see (see below), 0 if none
+  std::size_t deep_line = 0;  // first line whose keys nest deeper than the limit, 0 if none
+};
+
 // toml++ 3.3 asserts (debug builds; an `assume` in clang release builds) instead of failing when
 // a [table] header's first key character is neither a bare-key character nor a quote ("[.a]",
 // "[[+x]]"): found by tests/fuzz (config_toml, containerd_toml, crio_toml regressions). Such a
-// header is invalid TOML. Returns its line, or 0. Lines inside multi-line values (arrays, inline
+// header is invalid TOML: its line is bad_line. Lines inside multi-line values (arrays, inline
 // tables, multi-line strings) and comments are not headers and are skipped.
-std::size_t bad_toml_table_header_line(std::string_view text) {
+//
+// The same scan measures how deep the keys make the table tree: the segments of the current
+// [table] header, plus those of a dotted key, plus the inline tables and arrays its value opens.
+// Brackets alone do not measure it: `x.a.a.a…= 1` with 200 000 segments (400 KB) is a tree
+// 200 000 deep, and toml++'s parser recurses over it (update_region_ends) until the stack
+// overflows (found by tests/fuzz, config_toml: a 3 KB input of dotted keys rendered to 561 KB).
+TomlScan scan_toml(std::string_view text, std::size_t max_depth) {
+  TomlScan out;
   auto key_start = [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '"' ||
            c == '\'';
@@ -147,9 +159,24 @@ std::size_t bad_toml_table_header_line(std::string_view text) {
   // the next value terminator (whitespace, `,`, `]`, `}`, `#`) whatever it contains, quotes
   // included, so a quote there does not start a string.
   std::string open;  // the open arrays and inline tables, innermost last
+  // Tree depth: of the current [table] (its header's segments), of the node each open bracket
+  // made (parallel to `open`), of the key being read (its segments so far) and of the last key
+  // before `=` (what a value opened right after it nests under).
+  std::vector<std::size_t> open_depth;
+  std::size_t table_depth = 0, key_segments = 1, value_depth = 0;
+  bool after_equals = false;
+  auto base = [&] { return open_depth.empty() ? table_depth : open_depth.back(); };
   bool value_pos = false, bare = false;
   std::size_t line = 1;
   bool line_start = true, header_line = false;
+  auto bad = [&] {
+    out.bad_line = line;
+    return out;
+  };
+  auto too_deep = [&](std::size_t depth) {
+    if (depth > max_depth && out.deep_line == 0) out.deep_line = line;
+    return out.deep_line != 0;
+  };
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (c == '\n') {
@@ -157,7 +184,10 @@ std::size_t bad_toml_table_header_line(std::string_view text) {
       line_start = true;
       header_line = false;
       bare = false;
-      if (open.empty()) value_pos = false;
+      if (open.empty()) {
+        value_pos = false;
+        key_segments = 1;
+      }
       continue;
     }
     // Non-ASCII outside strings and comments is invalid TOML 1.0, and toml++ 3.3's
@@ -165,7 +195,7 @@ std::size_t bad_toml_table_header_line(std::string_view text) {
     // release builds) for 3019 code points, among them U+00A1..U+0499 and U+FB26..U+FEFE,
     // whenever it looks for whitespace after a key or inside a bare value (tests/fuzz
     // regressions, e.g. U+FEF8 in a bare key, U+FEFD after a quote inside a bare value).
-    if (static_cast<unsigned char>(c) >= 0x80) return line;
+    if (static_cast<unsigned char>(c) >= 0x80) return bad();
     if (bare) {
       if (c != ' ' && c != '\t' && c != '\r' && c != ',' && c != ']' && c != '}' && c != '#')
         continue;
@@ -179,8 +209,9 @@ std::size_t bad_toml_table_header_line(std::string_view text) {
       std::size_t j = i + 1;
       if (j < text.size() && text[j] == '[') ++j;
       while (j < text.size() && (text[j] == ' ' || text[j] == '\t')) ++j;
-      if (j < text.size() && text[j] != ']' && !key_start(text[j])) return line;
+      if (j < text.size() && text[j] != ']' && !key_start(text[j])) return bad();
       header_line = true;  // its brackets are not nesting
+      table_depth = 1;
       continue;
     }
     if (c == '#') {
@@ -204,11 +235,11 @@ std::size_t bad_toml_table_header_line(std::string_view text) {
               if (text[k] == '\n') ++line;
               ++k;
             }
-            if (k < text.size() && static_cast<unsigned char>(text[k]) >= 0x80) return line;
+            if (k < text.size() && static_cast<unsigned char>(text[k]) >= 0x80) return bad();
             j = k - 1;  // the loop's ++j reaches the next character
             continue;
           }
-          if (j + 1 < text.size() && static_cast<unsigned char>(text[j + 1]) >= 0x80) return line;
+          if (j + 1 < text.size() && static_cast<unsigned char>(text[j + 1]) >= 0x80) return bad();
           ++j;
         } else if (text[j] == '\n') {
           if (!multi_line) break;
@@ -220,23 +251,30 @@ std::size_t bad_toml_table_header_line(std::string_view text) {
       }
       i = j < text.size() && text[j] == '\n' ? j - 1 : j;  // a newline is counted above
       value_pos = false;
+      after_equals = false;
       continue;
     }
-    if (header_line) continue;
+    if (header_line) {
+      if (c == '.' && too_deep(++table_depth)) return out;
+      continue;
+    }
     if (value_pos) {
       value_pos = false;
-      if (c == '[') {
-        open.push_back('[');
-        value_pos = true;
+      if (c == '[' || c == '{') {
+        // Right after `key =` the bracket is that key's node; inside an array, a new element.
+        const std::size_t node_depth = after_equals ? value_depth : base() + 1;
+        after_equals = false;
+        if (too_deep(node_depth)) return out;
+        open.push_back(c);
+        open_depth.push_back(node_depth);
+        value_pos = c == '[';
+        key_segments = 1;
         continue;
       }
-      if (c == '{') {
-        open.push_back('{');
-        continue;
-      }
+      after_equals = false;
       // toml++ 3.3 asserts (debug builds; `assume` in clang release builds) when an array
       // element starts with `}`: "[1, }" (tests/fuzz regression).
-      if (c == '}' && !open.empty() && open.back() == '[') return line;
+      if (c == '}' && !open.empty() && open.back() == '[') return bad();
       if (c != ']' && c != '}' && c != ',') {
         bare = true;
         continue;
@@ -244,16 +282,29 @@ std::size_t bad_toml_table_header_line(std::string_view text) {
     }
     if (c == '=') {
       value_pos = true;
+      after_equals = true;
+      value_depth = base() + key_segments;
+      key_segments = 1;
+      if (too_deep(value_depth)) return out;
+    } else if (c == '.' && (open.empty() || open.back() == '{')) {
+      ++key_segments;  // a dotted key's separator (values' dots are inside bare values)
+      if (too_deep(base() + key_segments)) return out;
     } else if (c == ',') {
       value_pos = !open.empty() && open.back() == '[';
+      key_segments = 1;
     } else if (c == '[' || c == '{') {
+      const std::size_t node_depth = base() + 1;
+      if (too_deep(node_depth)) return out;
       open.push_back(c);
+      open_depth.push_back(node_depth);
       value_pos = c == '[';
+      key_segments = 1;
     } else if ((c == ']' || c == '}') && !open.empty()) {
       open.pop_back();
+      open_depth.pop_back();
     }
   }
-  return 0;
+  return out;
 }
 
 std::string_view syntax_name(TextSyntax syntax) {
@@ -338,11 +389,18 @@ Status check_untrusted_text(std::string_view text, TextSyntax syntax, std::strin
                             std::size_t max_depth) {
   NVCT_TRY(check_text_encoding(text, origin));
   if (syntax == TextSyntax::kToml) {
-    if (std::size_t line = bad_toml_table_header_line(text))
+    const TomlScan scan = scan_toml(text, max_depth);
+    if (scan.bad_line != 0)
       return fail(EINVAL, fmt::format("{}: line {}: a [table] header that does not start "
                                       "with a key, or non-ASCII outside strings and comments; "
                                       "refusing to parse it",
-                                      origin, line));
+                                      origin, scan.bad_line));
+    if (scan.deep_line != 0)
+      return fail(EINVAL, fmt::format("{}: line {}: TOML nested deeper than {} levels (arrays, "
+                                      "inline tables, dotted keys and [table] headers together); "
+                                      "refusing to parse it (a hostile or corrupt file: flatten "
+                                      "it)",
+                                      origin, scan.deep_line, max_depth));
   }
   return check_nesting_depth(text, syntax, origin, max_depth);
 }

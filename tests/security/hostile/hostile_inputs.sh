@@ -295,6 +295,12 @@ pyfile "$CFG" "b'a = ' + b'['*100000 + b']'*100000"
 config_rows deep-arrays 1 "TOML nested deeper than 128 levels"
 pyfile "$CFG" "b'a = ' + b'{b = '*5000 + b'1' + b'}'*5000"
 config_rows deep-inline-tables 1 "TOML nested deeper than 128 levels"
+# Dotted keys and [table] headers nest the table tree without brackets; toml++ recursed over a
+# 200 000-segment key until the stack overflowed (SIGSEGV; found by the fuzz campaign).
+pyfile "$CFG" "b'x' + b'.a'*200000 + b' = 1'"
+config_rows deep-dotted-key 1 "TOML nested deeper than 128 levels"
+pyfile "$CFG" "b'[x' + b'.a'*200000 + b']'"
+config_rows deep-table-header 1 "TOML nested deeper than 128 levels"
 pyfile "$CFG" "b'[nvidia-container-cli]\nroot = \"/\"\0\nldconfig = \"/sbin/ldconfig\"\n'"
 config_rows nul 1 "NUL byte at line 2"
 pyfile "$CFG" "b'[nvidia-container-cli]\nroot = \"/r\xff\xfe\"\n'"
@@ -374,6 +380,8 @@ for kind in fifo socket chardev loop procfd dir huge; do
 done
 pyfile "$CD" "b'version = 2\nx = ' + b'['*100000 + b']'*100000"
 containerd_row deep 1 "TOML nested deeper than 128 levels"
+pyfile "$CD" "b'version = 2\n[plugins' + b'.a'*200000 + b']'"
+containerd_row deep-table-header 1 "TOML nested deeper than 128 levels"
 pyfile "$CD" "b'version = 2\n\0[plugins]\n'"
 containerd_row nul 1 "NUL byte at line 2"
 pyfile "$CD" "b'version = 2\nroot = \"/var/lib/\x80\"\n'"
@@ -410,6 +418,8 @@ for kind in fifo chardev loop; do
 done
 pyfile "$CRIO" "b'[crio]\nx = ' + b'{a = '*5000 + b'1' + b'}'*5000"
 crio_row deep 1 "TOML nested deeper than 128 levels"
+pyfile "$CRIO" "b'[crio]\nx' + b'.a'*200000 + b' = 1'"
+crio_row deep-dotted-key 1 "TOML nested deeper than 128 levels"
 pyfile "$CRIO" "b'[crio]\n\0'"
 crio_row nul 1 "NUL byte at line 2"
 pyfile "$CRIO" "b'[crio]\n[crio]\n'"

@@ -97,5 +97,48 @@ TEST(UntrustedToml, RefusesWhatTomlPlusPlusCannotParseSafely) {
     EXPECT_TRUE(check_untrusted_text(text, TextSyntax::kToml, "config.toml")) << text;
 }
 
+// Dotted keys, [table] headers and inline tables build the table tree too: toml++ recurses over
+// it (parser::update_region_ends) and a 400 KB `x.a.a.a… = 1` overflowed the stack (tests/fuzz,
+// config_toml). Their depth adds up; the limit is the same as for brackets.
+TEST(UntrustedToml, RefusesKeysNestedDeeperThanTheLimit) {
+  auto dotted = [](std::size_t n) {
+    std::string key = "x";
+    for (std::size_t i = 1; i < n; ++i) key += ".a";
+    return key;
+  };
+  const std::string refused[] = {
+      dotted(200000) + " = 1\n",                         // the crash: 200 000 segments
+      dotted(129) + " = 1\n",                            // one past the limit
+      "[" + dotted(129) + "]\n",                         // a header
+      "[[" + dotted(129) + "]]\n",                       // an array-of-tables header
+      "[" + dotted(64) + "]\n" + dotted(65) + " = 1\n",  // header + key
+      "[" + dotted(100) + "]\nk = " + std::string(29, '{') + std::string(29, '}') + "\n",
+      "k = { " + dotted(100) + " = { " + dotted(29) + " = 1 } }\n",
+      "\"q\".\"r\"." + dotted(128) + " = 1\n",             // quoted segments count too
+  };
+  for (const auto& text : refused) {
+    auto st = check_untrusted_text(text, TextSyntax::kToml, "config.toml");
+    ASSERT_FALSE(st) << text.substr(0, 80);
+    EXPECT_NE(st.error().message().find("config.toml: line "), std::string::npos);
+    EXPECT_NE(st.error().message().find("nested deeper than 128"), std::string::npos)
+        << st.error().message();
+  }
+  const std::string accepted[] = {
+      dotted(128) + " = 1\n",
+      "[" + dotted(64) + "]\n" + dotted(64) + " = 1\n",
+      // Dots in values, strings and comments are not key separators.
+      "a = 1.5\nb = \"" + std::string(500, '.') + "\"\nc = [1.0, 2.0, 3.0]\n# " +
+          std::string(500, '.') + "\nd = 1979-05-27T07:32:00.999Z\n",
+      // A new header starts again from its own depth; so does each line's key.
+      "[" + dotted(100) + "]\n[" + dotted(100) + "]\n" + dotted(20) + " = 1\n" + dotted(20) +
+          " = 2\n",
+      "k = [" + dotted(1) + "1.5, {a.b = 1}, {c.d = 2}]\n",
+      "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.nvidia.options]\n"
+      "BinaryName = \"/usr/bin/nvidia-container-runtime\"\n",
+  };
+  for (const auto& text : accepted)
+    EXPECT_TRUE(check_untrusted_text(text, TextSyntax::kToml, "config.toml")) << text.substr(0, 80);
+}
+
 }  // namespace
 }  // namespace nvct
