@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "nvct/base/file.hpp"
@@ -39,16 +40,21 @@ std::string fc_join_names(const std::vector<std::string>& names) {
   return strings::join(sorted, ",");
 }
 
-std::string fc_host_dir_names(const std::string& path) {
+std::optional<std::vector<std::string>> fc_host_dir_list(const std::string& path) {
   DIR* dir = ::opendir(path.c_str());
-  if (dir == nullptr) return "";
+  if (dir == nullptr) return std::nullopt;
   std::vector<std::string> names;
   for (struct dirent* e; (e = ::readdir(dir)) != nullptr;) {
     std::string_view n = e->d_name;
     if (n != "." && n != "..") names.emplace_back(n);
   }
   ::closedir(dir);
-  return fc_join_names(names);
+  return names;
+}
+
+std::string fc_host_dir_names(const std::string& path) {
+  auto names = fc_host_dir_list(path);
+  return names ? fc_join_names(*names) : std::string();
 }
 
 std::string fc_host_text(const std::string& path) {
@@ -61,6 +67,41 @@ std::string fc_root_text(const DriverRoot& root, std::string_view path) {
   return text ? *text : std::string();
 }
 
+constexpr std::size_t kFcMaxMigEntries = 4096;
+
+// The MIG folders under a capabilities folder, for the key (FactsCacheKey::mig). `list` returns
+// the names in a folder, or nothing when it cannot be listed.
+template <typename List>
+std::string fc_mig_listing(const std::string& caps, const List& list) {
+  std::vector<std::string> out;
+  auto names = list(caps);
+  if (!names) return "";
+  for (const auto& gpu : *names) {
+    if (!strings::starts_with(gpu, "gpu")) continue;
+    const std::string mig = gpu + "/mig";
+    auto gis = list(caps + "/" + mig);
+    if (!gis) continue;
+    out.push_back(mig);
+    for (const auto& gi : *gis) {
+      if (!strings::starts_with(gi, "gi")) continue;
+      out.push_back(mig + "/" + gi);
+      if (auto cis = list(caps + "/" + mig + "/" + gi)) {
+        for (const auto& ci : *cis)
+          if (strings::starts_with(ci, "ci")) out.push_back(mig + "/" + gi + "/" + ci);
+      }
+      // A bound on what a hostile procfs stand-in can make us read; real hosts have < 100.
+      if (out.size() > kFcMaxMigEntries) return "too many MIG entries";
+    }
+  }
+  return fc_join_names(out);
+}
+
+bool fc_has_token(const std::string& joined, const std::string& token) {
+  for (std::string_view part : strings::split(joined, ','))
+    if (part == token) return true;
+  return false;
+}
+
 fc_json fc_key_json(const FactsCacheKey& k) {
   const FileIdentity& id = k.library_id;
   return fc_json{
@@ -71,6 +112,8 @@ fc_json fc_key_json(const FactsCacheKey& k) {
       {"host_version", k.host_version},
       {"gpus", k.gpus},
       {"host_gpus", k.host_gpus},
+      {"mig", k.mig},
+      {"host_mig", k.host_mig},
       {"control_node", k.control_node},
       {"library", k.library},
       {"library_id",
@@ -91,7 +134,7 @@ bool fc_printable(const std::string& s, bool allow_empty) {
 }
 
 // The field limits of a cached reply, on top of decode_nvml_result's types.
-Status fc_check_facts(const NvmlFacts& f) {
+Status fc_check_facts(const NvmlFacts& f, const FactsCacheKey& key) {
   auto bad = [](std::string what) { return fail(EINVAL, "driver facts cache: " + what); };
   if (!fc_printable(f.driver_version, false)) return bad("invalid driver version");
   if (!fc_printable(f.cuda_version, true)) return bad("invalid CUDA version");
@@ -109,7 +152,7 @@ Status fc_check_facts(const NvmlFacts& f) {
     if (g.cc_major < 0 || g.cc_major > 99 || g.cc_minor < 0 || g.cc_minor > 99)
       return bad("invalid compute capability");
   }
-  if (!facts_cacheable(f)) return bad("MIG-capable GPUs are never cached");
+  if (!facts_cacheable(f, key)) return bad("MIG on, MIG devices, or MIG state not visible");
   return ok();
 }
 
@@ -180,10 +223,18 @@ Result<FactsCacheKey> facts_cache_key(const DriverRoot& root, const std::string&
                 fmt::format("no boot id in {}/sys/kernel/random/boot_id", options.host_proc));
   k.version = fc_root_text(root, kProcDriverVersion);
   if (auto names = root.list_dir(kProcGpus)) k.gpus = fc_join_names(*names);
+  k.mig = fc_mig_listing(std::string(kProcCapabilities),
+                         [&root](const std::string& p) -> std::optional<std::vector<std::string>> {
+                           auto names = root.list_dir(p);
+                           if (!names) return std::nullopt;
+                           return std::move(*names);
+                         });
   if (!host_root) {
     k.root_boot_id = fc_root_text(root, kFcBootId);
     k.host_version = fc_host_text(options.host_proc + "/driver/nvidia/version");
     k.host_gpus = fc_host_dir_names(options.host_proc + "/driver/nvidia/gpus");
+    k.host_mig = fc_mig_listing(options.host_proc + "/driver/nvidia/capabilities",
+                                [](const std::string& p) { return fc_host_dir_list(p); });
   }
   if (k.version.empty() && k.host_version.empty())
     return fail(ENOENT, fmt::format("no {} under {} nor on the host: no driver loaded",
@@ -207,9 +258,12 @@ std::string facts_cache_file_name(const std::string& root) {
   return fmt::format("driver-facts-{:016x}.json", h);
 }
 
-bool facts_cacheable(const NvmlFacts& facts) {
-  return std::none_of(facts.gpus.begin(), facts.gpus.end(), [](const NvmlGpu& g) {
-    return g.mig_capable || g.mig_enabled || !g.migs.empty();
+bool facts_cacheable(const NvmlFacts& facts, const FactsCacheKey& key) {
+  return std::none_of(facts.gpus.begin(), facts.gpus.end(), [&](const NvmlGpu& g) {
+    if (g.mig_enabled || !g.migs.empty()) return true;
+    if (!g.mig_capable) return false;
+    const std::string folder = fmt::format("gpu{}/mig", g.minor);
+    return !fc_has_token(key.mig, folder) && !fc_has_token(key.host_mig, folder);
   });
 }
 
@@ -236,7 +290,7 @@ Result<NvmlFacts> decode_facts_cache(std::string_view text, const FactsCacheKey&
   if (fc_dump(*key) != fc_dump(fc_key_json(expected)))
     return fail(ESTALE, "driver facts cache: the driver, boot or library changed");
   NVCT_ASSIGN_OR_RETURN(NvmlFacts facts, decode_nvml_result(fc_dump(*reply)));
-  NVCT_TRY(fc_check_facts(facts));
+  NVCT_TRY(fc_check_facts(facts, expected));
   return facts;
 }
 
@@ -265,7 +319,8 @@ Result<NvmlFacts> read_facts_cache(const FactsCacheOptions& options, const Facts
 
 Status write_facts_cache(const FactsCacheOptions& options, const FactsCacheKey& key,
                          const NvmlFacts& facts) {
-  if (!facts_cacheable(facts)) return fail(EINVAL, "MIG-capable GPUs are never cached");
+  if (!facts_cacheable(facts, key))
+    return fail(EINVAL, "a GPU has MIG on or MIG devices, or its MIG state is not visible");
   if (::mkdir(options.dir.c_str(), 0700) != 0 && errno != EEXIST)
     return fail_errno("create driver facts cache directory " + options.dir);
   NVCT_ASSIGN_OR_RETURN(unique_fd dir, fc_open_dir(options.dir));
@@ -308,8 +363,10 @@ NvmlQuery cached_nvml_query(NvmlQuery inner, FactsCacheOptions options) {
     }
     log::debug("driver facts cache: {}; querying NVML", cached.error().message());
     auto facts = inner(root, library);
-    if (facts && !facts_cacheable(*facts)) {
-      log::debug("driver facts cache not written: a GPU is MIG-capable (MIG state can change)");
+    if (facts && !facts_cacheable(*facts, *key)) {
+      log::debug(
+          "driver facts cache not written: a GPU has MIG on or MIG devices, or is MIG-capable "
+          "without /proc/driver/nvidia/capabilities/gpu<minor>/mig");
     } else if (facts) {
       if (auto w = write_facts_cache(options, *key, *facts); !w)
         log::debug("driver facts cache not written: {}", w.error().message());

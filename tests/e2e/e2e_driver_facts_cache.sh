@@ -24,9 +24,9 @@ source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/rootfs.sh"
 source "$(dirname "$0")/lib/gpu.sh"
 
-# The 8-GPU mock's H100s are MIG-capable (mig=disabled), and MIG state is never cached: this test
-# uses the same GPUs without MIG support (as an L40S or an older GPU has none); the stock
-# topology is checked at the end to stay uncached.
+# The 8-GPU mock's H100s are MIG-capable (mig=disabled): most of this test uses the same GPUs
+# without MIG support (as an L40S or an older GPU has none); the stock topology (MIG off, cached
+# while no MIG instance appears) and mig.conf (MIG on, never cached) are checked at the end.
 gpu_setup eight-gpus
 sed 's/; mig=disabled//' "$NVCT_SOURCE_DIR/tests/mock-driver/topologies/eight-gpus.conf" \
   >"$E2E_TMP/eight-nomig.conf"
@@ -194,17 +194,34 @@ check_contains "legacy: the container sees the GPUs" "node /dev/nvidia7" "$(cat 
 check_eq "legacy: the container's view is identical" "" \
   "$(diff "$T/legacy-miss.out" "$T/legacy-hit.out" 2>&1 | head -5)"
 
-# --- MIG-capable GPUs are never cached (MIG mode and instances change at run time) --------------
+# --- MIG-capable GPUs ------------------------------------------------------------------------
+# The stock topology's H100s are MIG-capable with MIG off: the mock makes their (empty)
+# proc/driver/nvidia/capabilities/gpu<minor>/mig folders, as the driver does, and those listings
+# are in the key. Cached like any GPU; a GPU instance appearing is a miss.
 bash "$NVCT_SOURCE_DIR/tests/mock-driver/make-driver-root.sh" --build-dir "$NVCT_BUILD_DIR" \
   --topology "$NVCT_SOURCE_DIR/tests/mock-driver/topologies/eight-gpus.conf" --out "$GPU_ROOT" \
   >"$T/make-root-mig.log" 2>&1 || e2e_die "make-driver-root.sh (eight-gpus) failed: $(tail -5 "$T/make-root-mig.log")"
+MIG_DIR="$GPU_ROOT/proc/driver/nvidia/capabilities/gpu3/mig"
+check "MIG-capable GPUs: the mock root has the empty MIG folder" test -d "$MIG_DIR"
 arm_init_log
 rm -f "$CACHE_DIR"/driver-facts-*.json
 jit_create mig1
 jit_create mig2
-check_eq "MIG-capable GPUs: NVML initialised at every create" 2 "$(inits)"
-check_eq "MIG-capable GPUs: no cache file" "" "$(cache_file)"
-check "MIG-capable GPUs: same config.json each time" same_file "$T/mig1.json" "$T/mig2.json"
+check_eq "MIG-capable GPUs, MIG off: NVML initialised once" 1 "$(inits)"
+check "MIG-capable GPUs, MIG off: cache file written" test -n "$(cache_file)"
+check_contains "MIG-capable GPUs, MIG off: the cache keeps the MIG folders" '"mig":"gpu0/mig,gpu1/mig' \
+  "$(cat "$(cache_file)")"
+check "MIG-capable GPUs: same config.json from the cache" same_file "$T/mig1.json" "$T/mig2.json"
+mkdir -p "$MIG_DIR/gi1/ci0"
+jit_create mig3
+check_eq "MIG-capable GPUs: a GPU instance appeared: NVML asked again" 2 "$(inits)"
+rm -rf "$MIG_DIR/gi1"
+jit_create mig4
+check_eq "MIG-capable GPUs: the instance removed: NVML asked again" 3 "$(inits)"
+check "MIG-capable GPUs: same config.json after the misses" same_file "$T/mig1.json" "$T/mig4.json"
+
+# The next checks are about the NVML memo (one answer per create), not the cache: cache off.
+export NVCT_DRIVER_FACTS_CACHE_DIR=
 
 # A create that also checks NVIDIA_REQUIRE_CUDA (a CUDA image sets it) asks NVML once: the
 # requirement check and the jit-cdi spec share one answer (runtime/spec_modifier.cpp).
@@ -230,5 +247,20 @@ runc --root "$GPU_STATE" delete --force mig-unmet >/dev/null 2>&1 || true
 check "an unmet requirement still fails the create" test "$rc" -ne 0
 check_contains "an unmet requirement names the requirement" "cuda>=99.0" "$(cat "$T/mig-unmet.err")"
 check_eq "an unmet requirement: one NVML init, no spec built" 1 "$(inits)"
+
+# --- MIG on (mig.conf: GPU 0 with MIG on and MIG devices): never cached ----------------------------
+unset NVCT_DRIVER_FACTS_CACHE_DIR
+bash "$NVCT_SOURCE_DIR/tests/mock-driver/make-driver-root.sh" --build-dir "$NVCT_BUILD_DIR" \
+  --topology "$NVCT_SOURCE_DIR/tests/mock-driver/topologies/mig.conf" --out "$GPU_ROOT" \
+  >"$T/make-root-migon.log" 2>&1 || e2e_die "make-driver-root.sh (mig) failed: $(tail -5 "$T/make-root-migon.log")"
+cp "$T/jit.plain.json" "$T/jit.orig.json"
+arm_init_log
+rm -f "$CACHE_DIR"/driver-facts-*.json
+jit_create migon1
+jit_create migon2
+check_eq "MIG on: NVML initialised at every create" 2 "$(inits)"
+check_eq "MIG on: no cache file" "" "$(cache_file)"
+check "MIG on: same config.json each time" same_file "$T/migon1.json" "$T/migon2.json"
+check_contains "MIG on: the create has the GPU" "/dev/nvidia0" "$(cat "$T/migon1.json")"
 
 e2e_finish

@@ -92,7 +92,7 @@ parse_record() {
   done
 }
 # ---- GPU and MIG records (validated before anything is written) -------------------------
-declare -A gpu mig busdir_of_minor=() mig_enabled=()
+declare -A gpu mig busdir_of_minor=() mig_enabled=() mig_off=()
 gpu_busdirs=() gpu_records=()
 for record in "${gpu_lines[@]}"; do
   parse_record gpu "$record"
@@ -108,7 +108,7 @@ for record in "${gpu_lines[@]}"; do
   printf -v busdir '%04x:%s:%s.0' "0x${BASH_REMATCH[1]}" "${BASH_REMATCH[2],,}" \
     "${BASH_REMATCH[3],,}"
   case "${gpu[mig]:-unsupported}" in
-    enabled) mig_enabled[$minor]=1 ;; disabled|unsupported) ;;
+    enabled) mig_enabled[$minor]=1 ;; disabled) mig_off[$minor]=1 ;; unsupported) ;;
     *) die "$topology: gpu mig must be enabled, disabled or unsupported" ;;
   esac
   busdir_of_minor[$minor]="$busdir"
@@ -185,7 +185,9 @@ for busdir in "${gpu_busdirs[@]}"; do dirs+=("$proc/gpus/$busdir"); done
 [[ "${conf[persistenced]}" == yes ]] && dirs+=("$root/run/nvidia-persistenced")
 [[ "${conf[fabricmanager]}" == yes ]] && dirs+=("$root/run/nvidia-fabricmanager")
 [[ "${conf[mps]}" == yes ]] && dirs+=("$root/tmp/nvidia-mps")
-for minor in "${!mig_enabled[@]}"; do dirs+=("$proc/capabilities/gpu$minor/mig"); done
+# The driver makes the folder for every MIG-capable GPU, empty while MIG is off (seen on an H200,
+# driver 580).
+for minor in "${!mig_enabled[@]}" "${!mig_off[@]}"; do dirs+=("$proc/capabilities/gpu$minor/mig"); done
 for record in "${mig_lines[@]}"; do
   parse_record mig "$record"
   dirs+=("$proc/capabilities/gpu${mig[gpu]}/mig/gi${mig[gi]}/ci${mig[ci]}")

@@ -9,10 +9,17 @@
 //   libnvidia-ml; both are in the key.
 // - per GPU: minor, UUID, name, PCI bus id, brand, compute capability: fixed while the module
 //   holds the GPU; the set of GPUs the module holds is in the key (/proc/driver/nvidia/gpus).
-// - MIG: NOT cached. MIG mode (nvidia-smi -mig) and the MIG devices (GPU/compute instances) change
-//   while the driver stays loaded, and procfs cannot tell "MIG on without instances" from "off".
-//   A result with any MIG-capable GPU is never written, and one read back is refused: those hosts
-//   query NVML every time, as before.
+// - MIG: cached only while it cannot matter. MIG mode (nvidia-smi -mig) and the MIG devices
+//   (GPU/compute instances) change while the driver stays loaded. The driver shows every instance
+//   as a folder under /proc/driver/nvidia/capabilities/gpu<minor>/mig (gi<N>, gi<N>/ci<M>), and
+//   a MIG-capable GPU has that folder even with MIG off (seen on an H200, driver 580): its listing
+//   is in the key, so an instance created or destroyed is a miss. procfs cannot tell "MIG on
+//   without instances" from "off", but nothing the cache feeds can either: the edits, mounts and
+//   listings depend on the MIG devices (none in both cases) and on MIG capability (fixed), never
+//   on the mode flag, which only `nvidia-ctk doctor` reads (it asks NVML itself). So a result is
+//   written only when no GPU has MIG on or MIG devices, and every MIG-capable GPU has its
+//   capabilities folder (without one, instances could not be seen); one read back is checked the
+//   same way. Hosts with MIG on query NVML every time, as before.
 // - procfs fallback facts (NVML failed): NOT cached; the failure may be transient and its warning
 //   must keep showing.
 //
@@ -20,6 +27,8 @@
 // the driver root's host path; the boot id (/proc/sys/kernel/random/boot_id on the host, and the
 // driver root's own copy when it has one); /proc/driver/nvidia/version and the names in
 // /proc/driver/nvidia/gpus, under the driver root and, for a root other than /, on the host;
+// the MIG capability folders (gpu<minor>/mig and the gi*/ci* entries under it) in
+// /proc/driver/nvidia/capabilities, under the root and, for a root other than /, on the host;
 // /dev/nvidiactl under the root (NVML cannot start without it); the root-relative path of
 // libnvidia-ml.so.1 and the identity (dev, inode, size, mtime, ctime) of the file it resolves to.
 // No /proc/driver/nvidia/version anywhere: no driver loaded, no cache.
@@ -54,7 +63,7 @@ inline constexpr std::string_view kDefaultFactsCacheDir = "/run/nvidia-container
 // be an absolute path (a relative one disables the cache).
 inline constexpr std::string_view kFactsCacheDirEnv = "NVCT_DRIVER_FACTS_CACHE_DIR";
 inline constexpr std::size_t kMaxFactsCacheSize = 256 * 1024;
-inline constexpr int kFactsCacheFormat = 1;
+inline constexpr int kFactsCacheFormat = 2;  // 2: the key has the MIG folders
 
 struct FactsCacheOptions {
   std::string dir = std::string(kDefaultFactsCacheDir);  // "" disables the cache
@@ -80,6 +89,10 @@ struct FactsCacheKey {
   std::string host_version;  // same on the host when root is not / ("" if absent)
   std::string gpus;          // names in /proc/driver/nvidia/gpus under the root, ","-joined
   std::string host_gpus;     // same on the host when root is not /
+  // The MIG folders in /proc/driver/nvidia/capabilities under the root: "gpu<minor>/mig" for each
+  // GPU that has one, then its gi<N> and gi<N>/ci<M> entries, sorted, ","-joined ("" if none).
+  std::string mig;
+  std::string host_mig;      // same on the host when root is not /
   std::string control_node;  // /dev/nvidiactl under the root: "<major>:<minor>", "" if none
   std::string library;       // root-relative path of libnvidia-ml.so.1 given to the query
   FileIdentity library_id;   // of the file it resolves to inside the root
@@ -94,8 +107,10 @@ Result<FactsCacheKey> facts_cache_key(const DriverRoot& root, const std::string&
 // "driver-facts-<16 hex digits>.json": FNV-1a 64 of the root's host path.
 std::string facts_cache_file_name(const std::string& root);
 
-// False when any GPU is MIG-capable (MIG state changes at run time; see above).
-bool facts_cacheable(const NvmlFacts& facts);
+// False when a GPU has MIG on or MIG devices, or is MIG-capable without its gpu<minor>/mig
+// folder in the key (key.mig or key.host_mig: both listings are in the key, so an instance
+// shown in either is a miss; with a real driver the host's procfs always has the folder).
+bool facts_cacheable(const NvmlFacts& facts, const FactsCacheKey& key);
 
 // The file's content, and its parser: EINVAL for anything malformed, over a limit or uncacheable,
 // ESTALE when the stored key differs from `expected`.

@@ -120,6 +120,28 @@ TEST_F(FactsCacheTest, KeyChangesWithEachInput) {
     EXPECT_EQ(key(), before);
   }
 
+  // MIG folders, under the root and (the root is not /) on the host: the folder of a MIG-capable
+  // GPU, then each GPU instance and compute instance made or removed.
+  for (const fs::path& proc : std::vector<fs::path>{root_ / "proc", host_ / "proc"}) {
+    const fs::path mig = proc / "driver/nvidia/capabilities/gpu0/mig";
+    fs::create_directories(mig);
+    auto with_folder = key();
+    EXPECT_NE(with_folder, before) << mig;
+    fs::create_directories(mig / "gi1");
+    EXPECT_NE(key(), with_folder) << "a GPU instance in " << mig;
+    auto with_gi = key();
+    fs::create_directories(mig / "gi1/ci0");
+    EXPECT_NE(key(), with_gi) << "a compute instance in " << mig;
+    fs::remove_all(mig / "gi1");
+    EXPECT_EQ(key(), with_folder);
+    fs::remove_all(proc / "driver/nvidia/capabilities");
+    EXPECT_EQ(key(), before);
+  }
+  fs::create_directories(host_ / "proc/driver/nvidia/capabilities/gpu0/mig/gi1/ci0");
+  EXPECT_EQ(key().host_mig, "gpu0/mig,gpu0/mig/gi1,gpu0/mig/gi1/ci0");
+  EXPECT_EQ(key().mig, "");
+  fs::remove_all(host_ / "proc/driver/nvidia/capabilities");
+
   // A new library file (a driver update replaces it: new inode).
   std::string lib = root_ / "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.14";
   fs::copy_file(lib, lib + ".new");
@@ -208,6 +230,8 @@ TEST_F(FactsCacheTest, EveryKeyFieldIsCompared) {
       {"host_version", [](FactsCacheKey& x) { x.host_version += "x"; }},
       {"gpus", [](FactsCacheKey& x) { x.gpus += "x"; }},
       {"host_gpus", [](FactsCacheKey& x) { x.host_gpus += "x"; }},
+      {"mig", [](FactsCacheKey& x) { x.mig += "x"; }},
+      {"host_mig", [](FactsCacheKey& x) { x.host_mig += "x"; }},
       {"control_node", [](FactsCacheKey& x) { x.control_node += "x"; }},
       {"library", [](FactsCacheKey& x) { x.library += "x"; }},
       {"dev", [](FactsCacheKey& x) { x.library_id.dev += 1; }},
@@ -227,7 +251,9 @@ TEST_F(FactsCacheTest, EveryKeyFieldIsCompared) {
   }
 }
 
-TEST_F(FactsCacheTest, MigCapableGpusAreNeverCached) {
+// A MIG-capable GPU is cached only while its MIG state is visible and off: the driver shows every
+// GPU/compute instance as a folder under capabilities/gpu<minor>/mig, which is in the key.
+TEST_F(FactsCacheTest, MigCapableGpuWithoutItsMigFolderIsNeverCached) {
   facts_->gpus[1].mig_capable = true;
   auto q = cached_nvml_query(counting_query(), options_);
   ASSERT_TRUE(q(open_root(), kLib));
@@ -235,14 +261,83 @@ TEST_F(FactsCacheTest, MigCapableGpusAreNeverCached) {
   EXPECT_EQ(calls_, 2);
   EXPECT_FALSE(fs::exists(cache_file()));
   EXPECT_FALSE(write_facts_cache(options_, key(), *facts_));
-  // A file claiming MIG-capable GPUs (not ours) is refused on read.
-  NvmlFacts mig = two_gpus();
-  mig.gpus[0].mig_capable = true;
-  auto forged = encode_facts_cache(key(), two_gpus());
-  auto pos = forged.find("\"mig_capable\":false");
+  // The folder of another GPU (minor 2) does not make minor 0's state visible.
+  fs::create_directories(host_ / "proc/driver/nvidia/capabilities/gpu2/mig");
+  EXPECT_FALSE(facts_cacheable(*facts_, key()));
+  // The folder under the driver root (a mock root's procfs) or on the host (a driver container's
+  // root: the kernel's procfs is the host's) makes it visible; both listings are in the key.
+  fs::create_directories(root_ / "proc/driver/nvidia/capabilities/gpu0/mig");
+  EXPECT_TRUE(facts_cacheable(*facts_, key()));
+  fs::remove_all(root_ / "proc/driver/nvidia/capabilities");
+  EXPECT_FALSE(facts_cacheable(*facts_, key()));
+  fs::create_directories(host_ / "proc/driver/nvidia/capabilities/gpu0/mig");
+  EXPECT_TRUE(facts_cacheable(*facts_, key()));
+}
+
+TEST_F(FactsCacheTest, MigCapableGpuWithMigOffIsCachedUntilAnInstanceAppears) {
+  const fs::path mig = host_ / "proc/driver/nvidia/capabilities/gpu0/mig";
+  fs::create_directories(mig);
+  facts_->gpus[1].mig_capable = true;  // minor 0
+  auto q = cached_nvml_query(counting_query(), options_);
+  ASSERT_TRUE(q(open_root(), kLib));
+  auto hit = q(open_root(), kLib);
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(calls_, 1) << "MIG off and visible: the second query is served from the file";
+  EXPECT_TRUE(hit->gpus[1].mig_capable);
+  EXPECT_EQ(text(*hit), text(*facts_));
+
+  // MIG turned on and an instance made: the key no longer matches, NVML is asked, and its answer
+  // (MIG on, one MIG device) is not written.
+  fs::create_directories(mig / "gi1/ci0");
+  facts_->gpus[1].mig_enabled = true;
+  NvmlMigDevice m;
+  m.uuid = "MIG-11111111-2222-3333-4444-555555555559";
+  facts_->gpus[1].migs.push_back(m);
+  auto on = q(open_root(), kLib);
+  ASSERT_TRUE(on);
+  EXPECT_EQ(calls_, 2);
+  EXPECT_EQ(on->gpus[1].migs.size(), 1u);
+  ASSERT_TRUE(q(open_root(), kLib));
+  EXPECT_EQ(calls_, 3) << "MIG on: NVML at every query";
+
+  // The instance removed: the folder is as when the file was written, and so are the facts that
+  // the edits use (no MIG devices); the file answers again.
+  fs::remove_all(mig / "gi1");
+  auto back = q(open_root(), kLib);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(calls_, 3);
+  EXPECT_TRUE(back->gpus[1].migs.empty());
+}
+
+TEST_F(FactsCacheTest, MigOnOrMigDevicesAreNeverCached) {
+  fs::create_directories(host_ / "proc/driver/nvidia/capabilities/gpu0/mig");
+  facts_->gpus[1].mig_capable = true;
+  facts_->gpus[1].mig_enabled = true;  // on, no instances yet
+  auto q = cached_nvml_query(counting_query(), options_);
+  ASSERT_TRUE(q(open_root(), kLib));
+  ASSERT_TRUE(q(open_root(), kLib));
+  EXPECT_EQ(calls_, 2);
+  EXPECT_FALSE(fs::exists(cache_file()));
+  EXPECT_FALSE(write_facts_cache(options_, key(), *facts_));
+  NvmlFacts devices = two_gpus();
+  devices.gpus[1].mig_capable = true;
+  devices.gpus[1].migs.emplace_back();
+  EXPECT_FALSE(facts_cacheable(devices, key()));
+
+  // Files claiming what we never write are refused on read: MIG on; a MIG-capable GPU whose
+  // folder is not in the key.
+  NvmlFacts off = two_gpus();
+  off.gpus[1].mig_capable = true;
+  auto forged_on = encode_facts_cache(key(), off);
+  auto pos = forged_on.find("\"mig_enabled\":false");
   ASSERT_NE(pos, std::string::npos);
-  forged.replace(pos, 19, "\"mig_capable\":true ");
-  EXPECT_FALSE(decode_facts_cache(forged, key()));
+  forged_on.replace(pos, 19, "\"mig_enabled\":true ");
+  EXPECT_FALSE(decode_facts_cache(forged_on, key()));
+  EXPECT_TRUE(decode_facts_cache(encode_facts_cache(key(), off), key()));
+  fs::remove_all(host_ / "proc/driver/nvidia/capabilities");
+  auto hidden = decode_facts_cache(encode_facts_cache(key(), off), key());
+  ASSERT_FALSE(hidden);
+  EXPECT_EQ(hidden.error().code(), EINVAL);
 }
 
 TEST_F(FactsCacheTest, QueryErrorsAreNotCached) {
