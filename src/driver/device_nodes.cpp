@@ -90,25 +90,13 @@ bool mig_cap_nodes_present(const DriverRoot& root, unsigned caps_major, unsigned
   if (!caps_dev) return false;
   const std::string caps(kProcCapabilities);
   std::vector<std::string> files = {caps + "/mig/config", caps + "/mig/monitor"};
-  if (auto names = root.list_dir(caps)) {
-    for (const auto& gpu : *names) {
-      if (!strings::starts_with(gpu, "gpu")) continue;
-      auto index = parse_unsigned(std::string_view(gpu).substr(3));
-      if (!index || *index >= count) continue;
-      const std::string mig = fmt::format("{}/{}/mig", caps, gpu);
-      auto gis = root.list_dir(mig);
-      if (!gis) continue;
-      for (const auto& gi : *gis) {
-        if (!strings::starts_with(gi, "gi")) continue;
-        files.push_back(fmt::format("{}/{}/access", mig, gi));
-        if (auto cis = root.list_dir(fmt::format("{}/{}", mig, gi))) {
-          for (const auto& ci : *cis)
-            if (strings::starts_with(ci, "ci"))
-              files.push_back(fmt::format("{}/{}/{}/access", mig, gi, ci));
-        }
-      }
-    }
-  }
+  auto folders = list_mig_folders(caps, [&root](const std::string& p) {
+    auto names = root.list_dir(p);
+    return names ? std::optional(std::move(*names)) : std::nullopt;
+  });
+  if (!folders) return false;
+  for (const auto& f : *folders)
+    if (f.level > 0 && f.gpu < count) files.push_back(fmt::format("{}/{}/access", caps, f.path));
   for (const auto& file : files) {
     auto text = root.read(file, 4096);
     if (!text) {

@@ -67,33 +67,14 @@ std::string fc_root_text(const DriverRoot& root, std::string_view path) {
   return text ? *text : std::string();
 }
 
-constexpr std::size_t kFcMaxMigEntries = 4096;
-
-// The MIG folders under a capabilities folder, for the key (FactsCacheKey::mig). `list` returns
-// the names in a folder, or nothing when it cannot be listed.
+// The MIG folders under a capabilities folder, for the key (FactsCacheKey::mig).
 template <typename List>
 std::string fc_mig_listing(const std::string& caps, const List& list) {
-  std::vector<std::string> out;
-  auto names = list(caps);
-  if (!names) return "";
-  for (const auto& gpu : *names) {
-    if (!strings::starts_with(gpu, "gpu")) continue;
-    const std::string mig = gpu + "/mig";
-    auto gis = list(caps + "/" + mig);
-    if (!gis) continue;
-    out.push_back(mig);
-    for (const auto& gi : *gis) {
-      if (!strings::starts_with(gi, "gi")) continue;
-      out.push_back(mig + "/" + gi);
-      if (auto cis = list(caps + "/" + mig + "/" + gi)) {
-        for (const auto& ci : *cis)
-          if (strings::starts_with(ci, "ci")) out.push_back(mig + "/" + gi + "/" + ci);
-      }
-      // A bound on what a hostile procfs stand-in can make us read; real hosts have < 100.
-      if (out.size() > kFcMaxMigEntries) return "too many MIG entries";
-    }
-  }
-  return fc_join_names(out);
+  auto folders = list_mig_folders(caps, list);
+  if (!folders) return "too many MIG entries";
+  std::vector<std::string> paths;
+  for (const auto& f : *folders) paths.push_back(f.path);
+  return fc_join_names(paths);
 }
 
 bool fc_has_token(const std::string& joined, const std::string& token) {
@@ -223,12 +204,10 @@ Result<FactsCacheKey> facts_cache_key(const DriverRoot& root, const std::string&
                 fmt::format("no boot id in {}/sys/kernel/random/boot_id", options.host_proc));
   k.version = fc_root_text(root, kProcDriverVersion);
   if (auto names = root.list_dir(kProcGpus)) k.gpus = fc_join_names(*names);
-  k.mig = fc_mig_listing(std::string(kProcCapabilities),
-                         [&root](const std::string& p) -> std::optional<std::vector<std::string>> {
-                           auto names = root.list_dir(p);
-                           if (!names) return std::nullopt;
-                           return std::move(*names);
-                         });
+  k.mig = fc_mig_listing(std::string(kProcCapabilities), [&root](const std::string& p) {
+    auto names = root.list_dir(p);
+    return names ? std::optional(std::move(*names)) : std::nullopt;
+  });
   if (!host_root) {
     k.root_boot_id = fc_root_text(root, kFcBootId);
     k.host_version = fc_host_text(options.host_proc + "/driver/nvidia/version");

@@ -72,4 +72,43 @@ std::optional<std::string> normalize_pci_bus_id(std::string_view text);
 // Strict unsigned decimal (digits only, no sign, fits in unsigned).
 std::optional<unsigned> parse_unsigned(std::string_view text);
 
+// The MIG folders under /proc/driver/nvidia/capabilities (`caps`), relative to it: "gpu<N>/mig"
+// for each GPU that has one (every MIG-capable GPU, MIG on or off), "gpu<N>/mig/gi<G>" for each
+// GPU instance and "gpu<N>/mig/gi<G>/ci<C>" for each compute instance. `list(path)` returns the
+// entry names of a folder, or std::nullopt when it cannot be listed. nullopt past `limit`
+// folders (a hostile stand-in for procfs; a real host has a few hundred at most).
+struct MigFolder {
+  unsigned gpu = 0;
+  unsigned level = 0;  // 0: gpu<N>/mig, 1: a GPU instance, 2: a compute instance
+  std::string path;
+};
+template <typename List>
+std::optional<std::vector<MigFolder>> list_mig_folders(const std::string& caps, const List& list,
+                                                       std::size_t limit = 4096) {
+  std::vector<MigFolder> out;
+  auto gpus = list(caps);
+  if (!gpus) return out;
+  auto starts = [](const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; };
+  for (const auto& gpu : *gpus) {
+    auto index =
+        starts(gpu, "gpu") ? parse_unsigned(std::string_view(gpu).substr(3)) : std::nullopt;
+    if (!index) continue;
+    const std::string mig = gpu + "/mig";
+    auto gis = list(caps + "/" + mig);
+    if (!gis) continue;
+    out.push_back({*index, 0, mig});
+    for (const auto& gi : *gis) {
+      if (!starts(gi, "gi")) continue;
+      const std::string gi_path = mig + "/" + gi;
+      out.push_back({*index, 1, gi_path});
+      if (auto cis = list(caps + "/" + gi_path)) {
+        for (const auto& ci : *cis)
+          if (starts(ci, "ci")) out.push_back({*index, 2, gi_path + "/" + ci});
+      }
+      if (out.size() > limit) return std::nullopt;
+    }
+  }
+  return out;
+}
+
 }  // namespace nvct::driver

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 namespace nvct::driver {
 namespace {
 
@@ -157,6 +159,35 @@ TEST(ParseUnsigned, DigitsOnly) {
   EXPECT_EQ(*parse_unsigned("4294967295"), 4294967295u);
   for (const char* bad : {"", "-1", "+1", " 1", "1 ", "4294967296", "0x1", "99999999999"})
     EXPECT_FALSE(parse_unsigned(bad)) << bad;
+}
+
+// A MIG-capable GPU with MIG off has an empty gpu<N>/mig folder; each GPU and compute instance
+// is a folder below it. Other names are not MIG folders.
+TEST(MigFolders, ListsTheMigFolderOfEachGpuAndItsInstances) {
+  const std::map<std::string, std::vector<std::string>> tree = {
+      {"/c", {"gpu0", "gpu1", "gpu2", "mig", "gpux", "fabric-imex-mgmt"}},
+      {"/c/gpu0/mig", {}},
+      {"/c/gpu1/mig", {"gi1", "gi2", "other"}},
+      {"/c/gpu1/mig/gi1", {"access", "ci0", "ci1"}},
+      {"/c/gpu1/mig/gi2", {"access"}},
+      {"/c/gpux/mig", {"gi1"}},
+  };
+  auto list = [&](const std::string& p) -> std::optional<std::vector<std::string>> {
+    auto it = tree.find(p);
+    if (it == tree.end()) return std::nullopt;
+    return it->second;
+  };
+  auto folders = list_mig_folders("/c", list);
+  ASSERT_TRUE(folders);
+  std::vector<std::string> got;
+  for (const auto& f : *folders) got.push_back(fmt::format("{} {} {}", f.gpu, f.level, f.path));
+  EXPECT_EQ(got, (std::vector<std::string>{"0 0 gpu0/mig", "1 0 gpu1/mig", "1 1 gpu1/mig/gi1",
+                                           "1 2 gpu1/mig/gi1/ci0", "1 2 gpu1/mig/gi1/ci1",
+                                           "1 1 gpu1/mig/gi2"}));
+  EXPECT_FALSE(list_mig_folders("/c", list, 3)) << "past the limit";
+  auto none = list_mig_folders("/absent", list);
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
 }
 
 }  // namespace
