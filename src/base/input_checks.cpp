@@ -167,6 +167,7 @@ TomlScan scan_toml(std::string_view text, std::size_t max_depth) {
   bool after_equals = false;
   auto base = [&] { return open_depth.empty() ? table_depth : open_depth.back(); };
   bool value_pos = false, bare = false;
+  std::size_t bare_start = 0;  // where the bare value being read starts
   std::size_t line = 1;
   bool line_start = true, header_line = false;
   auto bad = [&] {
@@ -200,6 +201,19 @@ TomlScan scan_toml(std::string_view text, std::size_t max_depth) {
       if (c != ' ' && c != '\t' && c != '\r' && c != ',' && c != ']' && c != '}' && c != '#')
         continue;
       bare = false;
+      // toml++ 3.3 asserts (debug builds; `assume` in clang release builds) on a date-shaped
+      // bare value (a digit first, `-` at offsets 4 and 7, 10 characters), one space, one
+      // digit and a value terminator: it takes the digit for the start of a time and then stands
+      // on the terminator ("a = 1979-05-27 0", tests/fuzz regression).
+      auto terminator = [](char t) {
+        return t == ' ' || t == '\t' || t == '\r' || t == '\n' || t == ',' || t == ']' ||
+               t == '}' || t == '#';
+      };
+      const std::string_view token = text.substr(bare_start, i - bare_start);
+      if (c == ' ' && token.size() == 10 && std::isdigit(static_cast<unsigned char>(token[0])) &&
+          token[4] == '-' && token[7] == '-' && i + 2 < text.size() &&
+          std::isdigit(static_cast<unsigned char>(text[i + 1])) && terminator(text[i + 2]))
+        return bad();
     }
     if (c == ' ' || c == '\t' || c == '\r') continue;
     const bool at_line_start = line_start;
@@ -277,6 +291,7 @@ TomlScan scan_toml(std::string_view text, std::size_t max_depth) {
       if (c == '}' && !open.empty() && open.back() == '[') return bad();
       if (c != ']' && c != '}' && c != ',') {
         bare = true;
+        bare_start = i;
         continue;
       }
     }
@@ -392,8 +407,8 @@ Status check_untrusted_text(std::string_view text, TextSyntax syntax, std::strin
     const TomlScan scan = scan_toml(text, max_depth);
     if (scan.bad_line != 0)
       return fail(EINVAL, fmt::format("{}: line {}: a [table] header that does not start "
-                                      "with a key, or non-ASCII outside strings and comments; "
-                                      "refusing to parse it",
+                                      "with a key, non-ASCII outside strings and comments, or a "
+                                      "date followed by a lone digit; refusing to parse it",
                                       origin, scan.bad_line));
     if (scan.deep_line != 0)
       return fail(EINVAL, fmt::format("{}: line {}: TOML nested deeper than {} levels (arrays, "

@@ -79,6 +79,11 @@ TEST(UntrustedToml, RefusesWhatTomlPlusPlusCannotParseSafely) {
       "a = \"\"\"x\\\xD1\x9D\"\"\"\n",          // a backslash before non-ASCII in a string
       "[cri.\"\"\".runtImes.crun]ru\"n\nn = \"\\\xD1\x9D\r\n",
       "a = \"\"\"x\\  \n\n  \xEF\xB3\xBFy\"\"\"\n",  // non-ASCII after a line-ending backslash
+      "\noud=2390-21-r6 0,\n",  // a date-shaped value, a space and a lone digit (fuzz finding)
+      "a = 1979-05-27 0\n",
+      "a = [1979-05-27 1]\n",
+      "a = {b = 1x79-05-27 1}\n",
+      "a = 1979-05-27 1#\n",
   };
   for (const char* text : refused) {
     auto st = check_untrusted_text(text, TextSyntax::kToml, "config.toml");
@@ -92,6 +97,7 @@ TEST(UntrustedToml, RefusesWhatTomlPlusPlusCannotParseSafely) {
       "t = { a = 1, b = \"\xC3\xA9\", c = [ { d = '\xC3\xA9' } ] }\nu = {}\n",
       "m = \"\"\"a \\\n   b\xC3\xA9\\  \n\"\"\"\n",
       "d = 1979-05-27 07:32:00Z\nm = \"\"\"\n\xC3\xA9 = \"\n\"\"\"\nn = 1.5e3\n",
+      "d = 1979-05-27 07:32:00\ng = 1979-05-27\nh = \"1979-05-27 0\"\n# 1979-05-27 0\n",
   };
   for (const char* text : accepted)
     EXPECT_TRUE(check_untrusted_text(text, TextSyntax::kToml, "config.toml")) << text;
