@@ -63,6 +63,16 @@ class FactsCacheTest : public ::testing::Test {
     return options_.dir + "/" + facts_cache_file_name(root_.path());
   }
 
+  // Two queries both ask NVML, no file is written, and writing `facts_` is refused.
+  void expect_never_cached() {
+    auto q = cached_nvml_query(counting_query(), options_);
+    ASSERT_TRUE(q(open_root(), kLib));
+    ASSERT_TRUE(q(open_root(), kLib));
+    EXPECT_EQ(calls_, 2);
+    EXPECT_FALSE(fs::exists(cache_file()));
+    EXPECT_FALSE(write_facts_cache(options_, key(), *facts_));
+  }
+
   // A query that counts its calls and returns `facts_`.
   NvmlQuery counting_query() {
     return [this](const DriverRoot&, const std::string&) -> Result<NvmlFacts> {
@@ -255,12 +265,7 @@ TEST_F(FactsCacheTest, EveryKeyFieldIsCompared) {
 // GPU/compute instance as a folder under capabilities/gpu<minor>/mig, which is in the key.
 TEST_F(FactsCacheTest, MigCapableGpuWithoutItsMigFolderIsNeverCached) {
   facts_->gpus[1].mig_capable = true;
-  auto q = cached_nvml_query(counting_query(), options_);
-  ASSERT_TRUE(q(open_root(), kLib));
-  ASSERT_TRUE(q(open_root(), kLib));
-  EXPECT_EQ(calls_, 2);
-  EXPECT_FALSE(fs::exists(cache_file()));
-  EXPECT_FALSE(write_facts_cache(options_, key(), *facts_));
+  expect_never_cached();
   // The folder of another GPU (minor 2) does not make minor 0's state visible.
   fs::create_directories(host_ / "proc/driver/nvidia/capabilities/gpu2/mig");
   EXPECT_FALSE(facts_cacheable(*facts_, key()));
@@ -313,12 +318,7 @@ TEST_F(FactsCacheTest, MigOnOrMigDevicesAreNeverCached) {
   fs::create_directories(host_ / "proc/driver/nvidia/capabilities/gpu0/mig");
   facts_->gpus[1].mig_capable = true;
   facts_->gpus[1].mig_enabled = true;  // on, no instances yet
-  auto q = cached_nvml_query(counting_query(), options_);
-  ASSERT_TRUE(q(open_root(), kLib));
-  ASSERT_TRUE(q(open_root(), kLib));
-  EXPECT_EQ(calls_, 2);
-  EXPECT_FALSE(fs::exists(cache_file()));
-  EXPECT_FALSE(write_facts_cache(options_, key(), *facts_));
+  expect_never_cached();
   NvmlFacts devices = two_gpus();
   devices.gpus[1].mig_capable = true;
   devices.gpus[1].migs.emplace_back();
