@@ -239,8 +239,10 @@ TomlScan scan_toml(std::string_view text, std::size_t max_depth) {
         if (c == '"' && text[j] == '\\') {
           // No TOML escape starts with a non-ASCII character, and toml++ 3.3 asks whether one
           // is whitespace (a line-ending backslash) before it fails: TOML_UNREACHABLE again.
-          // After a line-ending backslash it skips whitespace and newlines, asking the same of
-          // the first other character.
+          // It asks the same of the first character after the backslash's spaces and tabs
+          // (`\ ` then U+FDFF: tests/fuzz, finding 7; a backslash and whitespace before
+          // anything but a line break is no valid escape), and after a line-ending backslash it
+          // skips whitespace and newlines, asking the same of the first other character.
           std::size_t k = j + 1;
           while (k < text.size() && (text[k] == ' ' || text[k] == '\t' || text[k] == '\r')) ++k;
           if (k < text.size() && text[k] == '\n') {
@@ -253,7 +255,7 @@ TomlScan scan_toml(std::string_view text, std::size_t max_depth) {
             j = k - 1;  // the loop's ++j reaches the next character
             continue;
           }
-          if (j + 1 < text.size() && static_cast<unsigned char>(text[j + 1]) >= 0x80) return bad();
+          if (k < text.size() && static_cast<unsigned char>(text[k]) >= 0x80) return bad();
           ++j;
         } else if (text[j] == '\n') {
           if (!multi_line) break;

@@ -79,6 +79,9 @@ TEST(UntrustedToml, RefusesWhatTomlPlusPlusCannotParseSafely) {
       "a = \"\"\"x\\\xD1\x9D\"\"\"\n",          // a backslash before non-ASCII in a string
       "[cri.\"\"\".runtImes.crun]ru\"n\nn = \"\\\xD1\x9D\r\n",
       "a = \"\"\"x\\  \n\n  \xEF\xB3\xBFy\"\"\"\n",  // non-ASCII after a line-ending backslash
+      "\"\"\"\"\\ \xEF\xB7\xBF",                 // non-ASCII after a backslash and a space
+      "a = \"\"\"x\"\n\\\\\\   \xEF\xBB\xB7  \"\n",     // ... after an escaped backslash
+      "a = \"x\\\t \r\xC3\xA9\"\n",                   // ... in a one-line string
       "\noud=2390-21-r6 0,\n",  // a date-shaped value, a space and a lone digit (fuzz finding)
       "a = 1979-05-27 0\n",
       "a = [1979-05-27 1]\n",
@@ -96,6 +99,7 @@ TEST(UntrustedToml, RefusesWhatTomlPlusPlusCannotParseSafely) {
       "e = []\nf = [ ]\ng = [1, 2, ]\nh = [\n  # c\xC3\xA9\n  \"\xC3\xA9\", [\"\xC3\xA9\"],\n]\n",
       "t = { a = 1, b = \"\xC3\xA9\", c = [ { d = '\xC3\xA9' } ] }\nu = {}\n",
       "m = \"\"\"a \\\n   b\xC3\xA9\\  \n\"\"\"\n",
+      "a = \"x\\\\ \xC3\xA9\"\nb = \"\"\"\\\\\t\xC3\xA9\"\"\"\n",  // escaped backslashes, then é
       "d = 1979-05-27 07:32:00Z\nm = \"\"\"\n\xC3\xA9 = \"\n\"\"\"\nn = 1.5e3\n",
       "d = 1979-05-27 07:32:00\ng = 1979-05-27\nh = \"1979-05-27 0\"\n# 1979-05-27 0\n",
   };
