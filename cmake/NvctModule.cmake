@@ -80,11 +80,19 @@ endfunction()
 # /run/nvidia-container-toolkit; the host_run fixture (tests/testing/host_run_check.sh) fails the
 # run if it did.
 set(NVCT_TEST_FACTS_CACHE_DIR "${PROJECT_BINARY_DIR}/test-driver-facts")
-# Timing benches (label bench) and the tests that flood the machine with processes (the create
-# storms' 200 containers, e2e_load's 50) hold this CTest RESOURCE_LOCK, so that no bench is
-# measured beside a storm: one CI run measured bench_doctor and bench_shim at load averages of
-# 195 and 101 there, and both failed the absolute limits they had then.
-set(NVCT_LOAD_LOCK nvct_load)
+# Timing benches (label bench) never run beside the tests that flood the machine with processes
+# (the create storms' 200 containers, e2e_load's 50): one CI run measured bench_doctor and
+# bench_shim at load averages of 195 and 101 there, and both failed the absolute limits they had
+# then. Each bench holds its own CTest RESOURCE_LOCK, nvct_<test name>, so that benches still run
+# beside each other and beside lighter tests; the flooding tests hold all of them.
+set(NVCT_BENCH_LOCKS nvct_bench_compat nvct_bench_doctor nvct_bench_driver nvct_bench_hook
+                     nvct_bench_shim nvct_bench_table)
+function(nvct_bench_lock name)
+  if(NOT "nvct_${name}" IN_LIST NVCT_BENCH_LOCKS)
+    message(FATAL_ERROR "bench test ${name}: add nvct_${name} to NVCT_BENCH_LOCKS (cmake/NvctModule.cmake)")
+  endif()
+  set_tests_properties(${name} PROPERTIES RESOURCE_LOCK nvct_${name})
+endfunction()
 function(nvct_script_test name script)
   cmake_parse_arguments(T "" "TIMEOUT" "LABELS" ${ARGN})
   if(NOT T_TIMEOUT)
@@ -98,6 +106,6 @@ function(nvct_script_test name script)
     set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED host_run)
   endif()
   if("bench" IN_LIST T_LABELS)
-    set_tests_properties(${name} PROPERTIES RESOURCE_LOCK ${NVCT_LOAD_LOCK})
+    nvct_bench_lock(${name})
   endif()
 endfunction()
