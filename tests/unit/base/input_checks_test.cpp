@@ -87,6 +87,9 @@ TEST(UntrustedToml, RefusesWhatTomlPlusPlusCannotParseSafely) {
       "a = [1979-05-27 1]\n",
       "a = {b = 1x79-05-27 1}\n",
       "a = 1979-05-27 1#\n",
+      "e\t=\t\t81&_------- 1,\n",  // toml++'s loose date shape: & and _ (fuzz finding 8)
+      "a = 1_979-05-27 0\n",
+      "a = [12 3]\n",               // any bare value, a space and a lone digit
   };
   for (const char* text : refused) {
     auto st = check_untrusted_text(text, TextSyntax::kToml, "config.toml");
@@ -102,6 +105,7 @@ TEST(UntrustedToml, RefusesWhatTomlPlusPlusCannotParseSafely) {
       "a = \"x\\\\ \xC3\xA9\"\nb = \"\"\"\\\\\t\xC3\xA9\"\"\"\n",  // escaped backslashes, then é
       "d = 1979-05-27 07:32:00Z\nm = \"\"\"\n\xC3\xA9 = \"\n\"\"\"\nn = 1.5e3\n",
       "d = 1979-05-27 07:32:00\ng = 1979-05-27\nh = \"1979-05-27 0\"\n# 1979-05-27 0\n",
+      "a = [1 , 2 ]\nb = 3 # 4\nc = 1_000 \nd = 1979-05-27 07:32:00.5\n",
   };
   for (const char* text : accepted)
     EXPECT_TRUE(check_untrusted_text(text, TextSyntax::kToml, "config.toml")) << text;
