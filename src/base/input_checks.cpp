@@ -262,6 +262,12 @@ TomlScan scan_toml(std::string_view text, std::size_t max_depth) {
           ++line;
         } else if (text[j] == c && (!multi_line || text.substr(j, 3) == std::string(3, c))) {
           j += multi_line ? 2 : 0;
+          // A multi-line string may end with one or two more quotes (`""""` is a `"` and the
+          // delimiter): they belong to it, so what follows them is outside the string, where
+          // non-ASCII is refused above (toml++'s whitespace test after the value: finding 9).
+          for (int extra = 0; multi_line && extra < 2 && j + 1 < text.size() && text[j + 1] == c;
+               ++extra)
+            ++j;
           break;
         }
       }

@@ -90,6 +90,8 @@ TEST(UntrustedToml, RefusesWhatTomlPlusPlusCannotParseSafely) {
       "e\t=\t\t81&_------- 1,\n",  // toml++'s loose date shape: & and _ (fuzz finding 8)
       "a = 1_979-05-27 0\n",
       "a = [12 3]\n",               // any bare value, a space and a lone digit
+      "IoI= \"\"\"= \"\"\"\"\xEF\xB9\xBF\n",  // non-ASCII after a \"\"\"\" end (fuzz finding 9)
+      "r='''x'''''\xCD\x9F\n",
   };
   for (const char* text : refused) {
     auto st = check_untrusted_text(text, TextSyntax::kToml, "config.toml");
@@ -106,6 +108,7 @@ TEST(UntrustedToml, RefusesWhatTomlPlusPlusCannotParseSafely) {
       "d = 1979-05-27 07:32:00Z\nm = \"\"\"\n\xC3\xA9 = \"\n\"\"\"\nn = 1.5e3\n",
       "d = 1979-05-27 07:32:00\ng = 1979-05-27\nh = \"1979-05-27 0\"\n# 1979-05-27 0\n",
       "a = [1 , 2 ]\nb = 3 # 4\nc = 1_000 \nd = 1979-05-27 07:32:00.5\n",
+      "a = \"\"\"x\"\"\"\"\nb = '''y'''''\nc = \"\"\"\"\"\"\n",
   };
   for (const char* text : accepted)
     EXPECT_TRUE(check_untrusted_text(text, TextSyntax::kToml, "config.toml")) << text;
