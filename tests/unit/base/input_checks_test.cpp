@@ -90,7 +90,7 @@ TEST(UntrustedToml, RefusesWhatTomlPlusPlusCannotParseSafely) {
       "e\t=\t\t81&_------- 1,\n",  // toml++'s loose date shape: & and _ (fuzz finding 8)
       "a = 1_979-05-27 0\n",
       "a = [12 3]\n",               // any bare value, a space and a lone digit
-      "IoI= \"\"\"= \"\"\"\"\xEF\xB9\xBF\n",  // non-ASCII after a \"\"\"\" end (fuzz finding 9)
+      "IoI= \"\"\"= \"\"\"\"\xEF\xB9\xBF\n",  // non-ASCII after a four-quote end (fuzz finding 9)
       "r='''x'''''\xCD\x9F\n",
   };
   for (const char* text : refused) {
