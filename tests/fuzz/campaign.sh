@@ -10,7 +10,8 @@
 #                    tree keeps changing under a long campaign)
 #   NVCT_FUZZ_STATE  state directory (default /var/tmp/nvct-fuzz-campaign): corpus/<h> (the
 #                    working corpus, seeded from tests/fuzz/corpus/<h>), crashes/<h>,
-#                    <h>.log (every slice's libFuzzer output), <h>.tsv (one line per slice:
+#                    <h>.<pid>.slice (the running slice's output, one file per campaign
+#                    process, removed once recorded), <h>.log (every slice's libFuzzer output), <h>.tsv (one line per slice:
 #                    date, execs, seconds, cov, ft, exit status)
 #   NVCT_FUZZ_TARGET executions per harness (default 10000000)
 #   NVCT_FUZZ_SLICE  seconds per slice (default 600)
@@ -26,6 +27,10 @@
 # running fuzz_* processes (never SIGSTOP: libFuzzer's wall-clock alarm turns the pause into a
 # false timeout). Each slice ends with its final stats, is recorded, and the campaign exits
 # instead of starting the next one. Remove STOP before the next run.
+#
+# One harness on both cores: start a second `campaign.sh <harness>` with the same state. Each
+# slice runs what is left when it starts, so together they overshoot the target; SIGINT one of
+# them once the two counts add up (each records its own slice, from its own slice file).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -79,21 +84,25 @@ while :; do
     mkdir -p "$state/corpus/$h" "$state/crashes/$h"
     left=$((target - done_execs))
     start=$(date +%s)
+    out="$state/$h.$$.slice"
     set +e
     "$bin/fuzz_$h" -max_len=16384 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
       -runs="$left" -max_total_time="$slice" -artifact_prefix="$state/crashes/$h/" \
-      "$state/corpus/$h" "$here/corpus/$h" > "$state/$h.slice" 2>&1
+      "$state/corpus/$h" "$here/corpus/$h" > "$out" 2>&1
     rc=$?
     set -e
     secs=$(($(date +%s) - start))
-    cat "$state/$h.slice" >> "$state/$h.log"
-    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$state/$h.slice" | tail -n1)
-    cov=$(grep -o 'cov: [0-9]*' "$state/$h.slice" | tail -n1 | cut -d' ' -f2)
-    ft=$(grep -o 'ft: [0-9]*' "$state/$h.slice" | tail -n1 | cut -d' ' -f2)
+    cat "$out" >> "$state/$h.log"
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out" | tail -n1)
+    # -a: never let grep take the output for a binary file (it did once, when two campaigns
+    # wrote one shared slice file).
+    cov=$(grep -ao 'cov: [0-9]*' "$out" | tail -n1 | cut -d' ' -f2)
+    ft=$(grep -ao 'ft: [0-9]*' "$out" | tail -n1 | cut -d' ' -f2)
     if [ -z "$execs" ]; then # a crash ends libFuzzer before its final stats: count the last status line
-      execs=$(grep -o '^#[0-9]*' "$state/$h.slice" | tail -n1 | tr -d '#')
+      execs=$(grep -ao '^#[0-9]*' "$out" | tail -n1 | tr -d '#')
     fi
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "${execs:-0}" "$secs" "${cov:--}" "${ft:--}" "$rc" >> "$state/$h.tsv"
+    rm -f "$out"
     echo "campaign: $h: +${execs:-0} execs in ${secs}s (total $(total_of "$h" 2)), cov ${cov:--}, exit $rc"
   done
   [ "$pending" = 1 ] || break
