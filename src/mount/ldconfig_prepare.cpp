@@ -6,6 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
 #include "nvct/base/file.hpp"
 #include "nvct/base/log.hpp"
 #include "nvct/mount/container_path.hpp"
@@ -25,6 +29,19 @@ std::vector<std::string> ldconfig_argv(const std::vector<std::string>& folders) 
   std::vector<std::string> argv = {"ldconfig", "-f", "/etc/ld.so.conf", "-C", "/etc/ld.so.cache"};
   argv.insert(argv.end(), folders.begin(), folders.end());
   return argv;
+}
+
+Status add_seals(int fd, int seals, std::chrono::milliseconds patience) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + patience;
+  auto pause = std::chrono::milliseconds(5);
+  for (;;) {
+    if (::fcntl(fd, F_ADD_SEALS, seals) == 0) return ok();
+    if (errno == EINTR) continue;
+    if (errno != EBUSY || Clock::now() >= deadline) return fail_errno("F_ADD_SEALS");
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(100));
+  }
 }
 
 Result<unique_fd> sealed_copy(const std::string& host_path) {
@@ -55,8 +72,8 @@ Result<unique_fd> sealed_copy(const std::string& host_path) {
     left -= n;
   }
   if (::fchmod(mem.get(), 0555) != 0) return fail_errno("chmod memfd");
-  if (::fcntl(mem.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) != 0)
-    return fail_errno("seal memfd");
+  NVCT_TRY(
+      with_context(add_seals(mem.get(), F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE), "seal memfd"));
   ::fcntl(mem.get(), F_ADD_SEALS, F_SEAL_EXEC);  // 6.3+; older kernels say EINVAL
   if (::fcntl(mem.get(), F_ADD_SEALS, F_SEAL_SEAL) != 0) return fail_errno("seal memfd seals");
   return mem;

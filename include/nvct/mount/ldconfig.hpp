@@ -40,6 +40,15 @@ std::vector<std::string> ldconfig_argv(const std::vector<std::string>& folders);
 // A sealed (SEAL|SHRINK|GROW|WRITE, + EXEC where supported) memfd copy of a host file.
 Result<unique_fd> sealed_copy(const std::string& host_path);
 
+// fcntl(F_ADD_SEALS) that rides out EBUSY. F_SEAL_WRITE fails with EBUSY while a page of the
+// file holds a reference besides the page cache's, and the kernel waits only about 150 ms for
+// such references to go: a freshly written memfd's pages can still be held that long on a
+// loaded node (LRU batches, compaction or reclaim isolating them), and a CDI hook failed with
+// "seal memfd: Device or resource busy" in a CI run under load. Tries again with a growing
+// sleep for up to about `patience`, then returns the EBUSY. Other errors return at once.
+Status add_seals(int fd, int seals,
+                 std::chrono::milliseconds patience = std::chrono::milliseconds(2000));
+
 // Whether the rootfs has a glibc loader ldconfig can serve; musl or empty images are skipped.
 Result<bool> has_glibc_layout(const Root& rootfs);
 

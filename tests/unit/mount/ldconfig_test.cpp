@@ -2,7 +2,13 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <thread>
 
 #include "mount_sandbox.hpp"
 
@@ -38,6 +44,58 @@ TEST(LdconfigSealedCopy, IsSealedAndIdentical) {
   ASSERT_EQ(::stat("/sbin/ldconfig", &b), 0);
   EXPECT_EQ(a.st_size, b.st_size);
   EXPECT_EQ(::write(fd->get(), "x", 1), -1);
+}
+
+// A memfd with one page and a writable shared mapping of it: F_SEAL_WRITE answers EBUSY for as
+// long as the mapping exists, which stands in for the page references a loaded host can hold.
+struct MappedMemfd {
+  unique_fd fd{::memfd_create("nvct-seal-test", MFD_CLOEXEC | MFD_ALLOW_SEALING)};
+  void* map = MAP_FAILED;
+  MappedMemfd() {
+    if (!fd || ::ftruncate(fd.get(), 4096) != 0) return;
+    map = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+  }
+  void unmap() {
+    if (map != MAP_FAILED) ::munmap(map, 4096);
+    map = MAP_FAILED;
+  }
+  ~MappedMemfd() { unmap(); }
+};
+
+TEST(LdconfigAddSeals, WaitsOutABusyFileAndSeals) {
+  MappedMemfd m;
+  ASSERT_NE(m.map, MAP_FAILED);
+  // Sealing fails while the mapping exists: one plain attempt is not enough here.
+  ASSERT_EQ(::fcntl(m.fd.get(), F_ADD_SEALS, F_SEAL_WRITE), -1);
+  ASSERT_EQ(errno, EBUSY);
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    m.unmap();
+  });
+  Status s = add_seals(m.fd.get(), F_SEAL_WRITE);
+  release.join();
+  ASSERT_TRUE(s) << s.error().message();
+  EXPECT_TRUE(::fcntl(m.fd.get(), F_GET_SEALS) & F_SEAL_WRITE);
+}
+
+TEST(LdconfigAddSeals, GivesUpWithEbusyWhenTheFileStaysBusy) {
+  MappedMemfd m;
+  ASSERT_NE(m.map, MAP_FAILED);
+  Status s = add_seals(m.fd.get(), F_SEAL_WRITE, std::chrono::milliseconds(50));
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code(), EBUSY);
+  EXPECT_NE(s.error().message().find("Device or resource busy"), std::string::npos)
+      << s.error().message();
+  EXPECT_FALSE(::fcntl(m.fd.get(), F_GET_SEALS) & F_SEAL_WRITE);
+}
+
+TEST(LdconfigAddSeals, OtherErrorsAreNotRetried) {
+  // Without MFD_ALLOW_SEALING the file is sealed against sealing: EPERM, at once.
+  unique_fd fd(::memfd_create("nvct-seal-test", MFD_CLOEXEC));
+  ASSERT_TRUE(fd);
+  Status s = add_seals(fd.get(), F_SEAL_WRITE, std::chrono::hours(1));
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code(), EPERM);
 }
 
 // As the reference: the host's (static) ldconfig runs whether or not the image has a loader.
