@@ -60,7 +60,10 @@ TOML
       mount -t proc proc '$bundle/rootfs/proc' && mount -t tmpfs tmpfs '$bundle/rootfs/proc/driver' &&
       exec sleep 600" &
     pid=$!
-    for _ in $(seq 50); do grep -q "nvct-bench-hook-$$-$i" "/proc/$pid/cgroup" 2>/dev/null && break; sleep 0.02; done
+    # Ready once it runs sleep: in its cgroup and with every mount made (a hook started before
+    # the tmpfs on /proc/driver failed under load: "create target /proc/driver/nvidia").
+    for _ in $(seq 250); do grep -q "nvct-bench-hook-$$-$i" "/proc/$pid/cgroup" 2>/dev/null &&
+      [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = sleep ] && break; sleep 0.02; done
     local before
     before="$(wc -l <"/proc/$pid/mountinfo")"
     printf '{"ociVersion":"1.0.2","id":"bench","status":"creating","pid":%d,"bundle":"%s"}' \
