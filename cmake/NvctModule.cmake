@@ -17,12 +17,11 @@ endfunction()
 
 # The unit test files' compile options and the precompiled header they share: GoogleTest,
 # nlohmann/json, fmt (header-only) and tl::expected are parsed once per build instead of once per
-# test file (about 200 of them, each its own translation unit): a fifth less CPU for the test
-# files (rebuilding unit_ctk's 16 files: 83 -> 66 CPU-s; the rest is code generation). The PCH
+# translation unit (about 200 test files; one unit per folder in a unity build, see
+# nvct_unit_tests). The PCH
 # is built by nvct_unit_pch with the options and definitions of the test files, so GCC accepts
 # it for every one of them (CMake adds -Winvalid-pch, and the ci preset makes warnings errors).
 function(nvct_unit_test_options target)
-  set_target_properties(${target} PROPERTIES UNITY_BUILD OFF)
   if(NVCT_UNIT_TEST_FLAGS)
     separate_arguments(unit_flags UNIX_COMMAND "${NVCT_UNIT_TEST_FLAGS}")
     target_compile_options(${target} PRIVATE ${unit_flags})
@@ -56,9 +55,14 @@ function(nvct_unit_tests folder)
   endif()
   string(REPLACE "/" "_" exe "unit_${folder}")
   add_executable(${exe} ${tests})
-  # Several test folders have file-local helpers of the same name in different files: each test
-  # file is its own translation unit even when the rest is a unity build. NVCT_UNIT_TEST_FLAGS
-  # (the ci preset: -O0) applies to the test files only; the code under test keeps its flags.
+  # In a unity build (the ci preset) a folder's test files are one translation unit, like the
+  # libraries: the templates of GoogleTest, nlohmann/json, fmt and toml++ are instantiated and
+  # compiled once per folder instead of once per file (at -O0: tests/unit/diagnose's 19 files
+  # 140 CPU-s one by one, 21 s as one unit; unit_ctk's 16 files 106 s one by one).
+  # So file-local helpers (anonymous namespace) need names unique within their folder, and
+  # nvct::testing is spelled out (a folder's own nvct::<module>::testing hides it).
+  # NVCT_UNIT_TEST_FLAGS (the ci preset: -O0) applies to the test files only; the code under
+  # test keeps its flags.
   nvct_unit_test_options(${exe})
   target_link_libraries(${exe} PRIVATE ${ARGN})
   if(NVCT_UNIT_PCH)

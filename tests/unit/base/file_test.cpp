@@ -20,7 +20,7 @@ namespace nvct {
 namespace {
 
 TEST(AtomicWrite, CreatesNewFileWithDefaultMode) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   ASSERT_TRUE(write_file_atomic(dir / "a.json", "{}", {.default_mode = 0600}));
   EXPECT_EQ(dir.read("a.json"), "{}");
   struct stat st {};
@@ -29,7 +29,7 @@ TEST(AtomicWrite, CreatesNewFileWithDefaultMode) {
 }
 
 TEST(AtomicWrite, KeepsModeOfExistingFileAndLeavesNoTempFile) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   auto path = dir.write("config.json", "old");
   ASSERT_EQ(::chmod(path.c_str(), 0640), 0);
   ASSERT_TRUE(write_file_atomic(path, "new"));
@@ -45,7 +45,7 @@ TEST(AtomicWrite, KeepsModeOfExistingFileAndLeavesNoTempFile) {
 // Not durable (the shim's config.json): the names are exchanged, not renamed over; the result
 // must be the same as a durable write's.
 TEST(AtomicWrite, NotDurableReplacesContentKeepsModeAndLeavesNoTempFile) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   std::string path = dir.write("config.json", "old content");
   ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
   ASSERT_TRUE(write_file_atomic(path, "new", {.durable = false}));
@@ -61,7 +61,7 @@ TEST(AtomicWrite, NotDurableReplacesContentKeepsModeAndLeavesNoTempFile) {
 }
 
 TEST(AtomicWrite, RefusesToReplaceADirectoryAndLeavesItAlone) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   std::filesystem::create_directory(dir / "d");
   auto st = write_file_atomic(dir / "d", "x");
   ASSERT_FALSE(st);
@@ -77,7 +77,7 @@ TEST(AtomicWrite, MissingDirectoryIsAnErrorNamingIt) {
 }
 
 TEST(ReadFile, EnforcesMaximumSize) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   auto path = dir.write("big", std::string(100, 'x'));
   EXPECT_TRUE(read_file(path, 100));
   auto r = read_file(path, 99);
@@ -86,7 +86,7 @@ TEST(ReadFile, EnforcesMaximumSize) {
 }
 
 TEST(ReadFile, AtDoesNotFollowFinalSymlink) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   dir.write("real", "data");
   std::filesystem::create_symlink("real", dir / "link");
   unique_fd d(::open(dir.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -102,7 +102,7 @@ namespace {
 
 // Issue 18: nothing nvct reads may block or touch a device.
 TEST(OpenRegularFile, RefusesAFifoWithoutBlocking) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   std::string fifo = dir / "config.toml";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
   auto text = read_file(fifo);  // would block forever with a plain open()
@@ -123,7 +123,7 @@ TEST(OpenRegularFile, RefusesDevicesAndDirectories) {
 }
 
 TEST(OpenRegularFile, RejectsAHugeFileBeforeReadingIt) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   std::string path = dir.write("big", "");
   ASSERT_EQ(::truncate(path.c_str(), 1ll << 40), 0);  // sparse: nothing to read anyway
   auto text = read_file(path, 1024);
@@ -138,7 +138,7 @@ TEST(OpenRegularFile, ReadsProcfsFilesThatReportSizeZero) {
 }
 
 TEST(OpenRegularFile, NoFollowRefusesASymlinkLoop) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   ASSERT_EQ(::symlink("b", (dir / "a").c_str()), 0);
   ASSERT_EQ(::symlink("a", (dir / "b").c_str()), 0);
   auto text = read_file(dir / "a");
@@ -148,7 +148,7 @@ TEST(OpenRegularFile, NoFollowRefusesASymlinkLoop) {
 
 // security.md row 44: the host config writers refuse a target with another name.
 TEST(AtomicWrite, RefusesAHardLinkedTargetWhenAskedAndWritesNothing) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   auto host = dir.write("host-file", "host");
   ASSERT_EQ(::link(host.c_str(), (dir / "daemon.json").c_str()), 0);
   auto r = write_file_atomic(dir / "daemon.json", "new", {.refuse_hard_links = true});
@@ -168,7 +168,7 @@ TEST(AtomicWrite, RefusesAHardLinkedTargetWhenAskedAndWritesNothing) {
 // security.md row 44: owner, group, mode and the SELinux label (security.selinux, where the
 // kernel lets root set it without an SELinux policy; user.* stands in for it otherwise) are kept.
 TEST(AtomicWrite, KeepsOwnerGroupModeAndExtendedAttributes) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   auto path = dir.write("daemon.json", "{}");
   ASSERT_EQ(::chown(path.c_str(), 1234, 5678), 0) << "needs root";
   ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
@@ -197,7 +197,7 @@ TEST(AtomicWrite, KeepsOwnerGroupModeAndExtendedAttributes) {
 }
 
 TEST(StaleTempFiles, ADeadWritersTempFileIsRemovedByTheNextWrite) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   dir.write("daemon.json", "{}");
   pid_t child = ::fork();
   if (child == 0) ::_exit(0);
@@ -215,7 +215,7 @@ TEST(StaleTempFiles, ADeadWritersTempFileIsRemovedByTheNextWrite) {
 }
 
 TEST(StaleTempFiles, OldTempFilesWithoutAPidAreRemoved) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   std::string old = dir.write(".config.json.Ab12Cd", "x");
   struct timespec times[2] = {{1, 0}, {1, 0}};
   ASSERT_EQ(::utimensat(AT_FDCWD, old.c_str(), times, 0), 0);
@@ -233,7 +233,7 @@ namespace nvct {
 namespace {
 
 TEST(CheckRegularPath, RefusesAFifoAndLeavesMissingPathsToTheCaller) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   std::string fifo = dir / "libnvidia-ml.so.1";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
   auto st = check_regular_path(fifo);

@@ -15,7 +15,7 @@
 namespace nvct {
 namespace {
 
-using testing::TempDir;
+using nvct::testing::TempDir;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

@@ -8,7 +8,7 @@ namespace nvct::log {
 namespace {
 
 TEST(Log, SinkReceivesMessagesAtOrAboveLevel) {
-  auto sink = std::make_shared<testing::MemorySink>();
+  auto sink = std::make_shared<nvct::testing::MemorySink>();
   set_sink(sink);
   set_level(Level::kInfo);
   debug("hidden {}", 1);

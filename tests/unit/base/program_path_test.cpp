@@ -14,7 +14,7 @@ namespace {
 namespace fs = std::filesystem;
 using Dirs = std::vector<std::string>;
 
-std::string executable(testing::TempDir& d, const std::string& rel) {
+std::string executable(nvct::testing::TempDir& d, const std::string& rel) {
   std::string path = d.write(rel, "#!/bin/sh\n");
   ::chmod(path.c_str(), 0755);
   return path;
@@ -40,7 +40,7 @@ TEST(ProgramSearchDirs, DefaultsAreThisProcessAndTheCompiledInBindir) {
 }
 
 TEST(ResolveProgram, BareNameTakesTheFirstExecutableInOrder) {
-  testing::TempDir a, b;
+  nvct::testing::TempDir a, b;
   a.write("nvidia-cdi-hook", "not executable");
   std::string want = executable(b, "nvidia-cdi-hook");
   executable(a, "other");
@@ -54,7 +54,7 @@ TEST(ResolveProgram, BareNameTakesTheFirstExecutableInOrder) {
 }
 
 TEST(ResolveProgram, AbsolutePathMustBeAnExecutableFile) {
-  testing::TempDir a;
+  nvct::testing::TempDir a;
   std::string exe = executable(a, "bin/tool");
   EXPECT_EQ(resolve_program(exe, "tool", {}, "--flag").value_or(""), exe);
   auto r = resolve_program(a.path() + "/bin", "tool", {}, "key.path in /etc/c.toml");

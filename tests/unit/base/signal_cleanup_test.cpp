@@ -32,7 +32,7 @@ int in_child(F body) {
 
 TEST(CleanupOnSignal, RegisteredFilesGoAndTheProcessDiesOfTheSignal) {
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
-    testing::TempDir dir;
+    nvct::testing::TempDir dir;
     std::string lock = dir.write(".daemon.json.lock", "");
     dir.write(".daemon.json.Ab12Cd", "{}");
     dir.write("daemon.json", "{}");
@@ -51,7 +51,7 @@ TEST(CleanupOnSignal, RegisteredFilesGoAndTheProcessDiesOfTheSignal) {
 }
 
 TEST(CleanupOnSignal, ReleasedFilesStay) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   std::string kept = dir.write("renamed-already", "");
   int status = in_child([&] {
     CleanupOnSignal a(AT_FDCWD, kept);
@@ -63,7 +63,7 @@ TEST(CleanupOnSignal, ReleasedFilesStay) {
 }
 
 TEST(CleanupOnSignal, AnIgnoredSignalStaysIgnored) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   std::string file = dir.write("f", "");
   int status = in_child([&] {
     ::signal(SIGTERM, SIG_IGN);

@@ -76,7 +76,7 @@ TEST(GenerateHooks, EnableAllIsRejected) {
 }
 
 TEST(GenerateHooks, HookBinaryFoundOnPath) {
-  testing::TempDir d;
+  nvct::testing::TempDir d;
   std::string bin = d.write("bin/nvidia-cdi-hook", "#!/bin/sh\n");
   std::string ctk = d.write("bin/nvidia-ctk", "#!/bin/sh\n");
   ::chmod(bin.c_str(), 0755);
@@ -103,7 +103,7 @@ TEST(GenerateHooks, MissingHookBinaryIsAnErrorNamingTheFlag) {
 }
 
 TEST(GenerateHooks, NonExecutableOnPathIsSkipped) {
-  testing::TempDir d, e;
+  nvct::testing::TempDir d, e;
   d.write("bin/nvidia-cdi-hook", "not executable");
   std::string good = e.write("bin/nvidia-cdi-hook", "#!/bin/sh\n");
   ::chmod(good.c_str(), 0755);

@@ -59,7 +59,7 @@ class GenerateLibraries : public ::testing::Test {
     return out;
   }
 
-  testing::TempDir dir_;
+  nvct::testing::TempDir dir_;
   std::optional<driver::DriverRoot> root_;
   driver::LdCache cache_;
   driver::DriverInfo info_;

@@ -23,7 +23,7 @@ TEST(Registry, DefaultSpecDirsAreEtcThenVarRun) {
 }
 
 TEST(Registry, ListsFullyQualifiedNamesSorted) {
-  testing::TempDir d;
+  nvct::testing::TempDir d;
   d.write("etc/b.yaml", spec_yaml("vendor.com/gpu", "1", "A=1"));
   d.write("etc/a.json",
           R"({"cdiVersion":"0.3.0","kind":"vendor.com/gpu","devices":[{"name":"all","containerEdits":{"env":["B=1"]}}]})");
@@ -33,7 +33,7 @@ TEST(Registry, ListsFullyQualifiedNamesSorted) {
 }
 
 TEST(Registry, LaterDirWins) {
-  testing::TempDir d;
+  nvct::testing::TempDir d;
   d.write("etc/x.yaml", spec_yaml("v.com/c", "dev", "FROM=etc"));
   d.write("run/x.yaml", spec_yaml("v.com/c", "dev", "FROM=run"));
   auto r = Registry::load({d / "etc", d / "run"});
@@ -46,7 +46,7 @@ TEST(Registry, LaterDirWins) {
 }
 
 TEST(Registry, SameDeviceTwiceInOneDirIsAConflictAndRemoved) {
-  testing::TempDir d;
+  nvct::testing::TempDir d;
   d.write("etc/a.yaml", spec_yaml("v.com/c", "dev", "A=1"));
   d.write("etc/b.yaml", spec_yaml("v.com/c", "dev", "B=1"));
   d.write("etc/c.yaml", spec_yaml("v.com/c", "other", "C=1"));
@@ -58,7 +58,7 @@ TEST(Registry, SameDeviceTwiceInOneDirIsAConflictAndRemoved) {
 }
 
 TEST(Registry, BadFilesAreRecordedAndOthersStillLoad) {
-  testing::TempDir d;
+  nvct::testing::TempDir d;
   d.write("etc/bad.yaml", "cdiVersion: [\n");
   d.write("etc/invalid.yaml", spec_yaml("v.com/c", "-bad", "A=1"));
   d.write("etc/good.yaml", spec_yaml("v.com/c", "good", "A=1"));
@@ -73,14 +73,14 @@ TEST(Registry, BadFilesAreRecordedAndOthersStillLoad) {
 }
 
 TEST(Registry, MissingDirIsNotAnError) {
-  testing::TempDir d;
+  nvct::testing::TempDir d;
   auto r = Registry::load({d / "nope", d / "also-nope"});
   EXPECT_TRUE(r.device_names().empty());
   EXPECT_TRUE(r.errors().empty());
 }
 
 TEST(Registry, SymlinkedSpecIsFollowedAndOversizedFileRejected) {
-  testing::TempDir d;
+  nvct::testing::TempDir d;
   auto target = d.write("elsewhere/spec.yaml", spec_yaml("v.com/c", "linked", "A=1"));
   d.write("etc/keep.yaml", spec_yaml("v.com/c", "keep", "A=1"));
   ASSERT_EQ(::symlink(target.c_str(), (d / "etc/link.yaml").c_str()), 0);
@@ -120,7 +120,7 @@ TEST(Registry, UnresolvableNamesAreAllListed) {
 // Issue 18: a hostile object named like a spec is named in an error (the callers warn with it),
 // never opened and never skipped silently; the valid spec beside it still loads.
 TEST(Registry, NonRegularSpecsAreNamedAndTheValidOneStillLoads) {
-  testing::TempDir d;
+  nvct::testing::TempDir d;
   d.write("etc/good.yaml", spec_yaml("v.com/c", "dev", "A=1"));
   ASSERT_EQ(::mkfifo((d / "etc/fifo.yaml").c_str(), 0644), 0);
   ASSERT_EQ(::mkdir((d / "etc/dir.yaml").c_str(), 0755), 0);

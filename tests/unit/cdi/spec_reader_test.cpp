@@ -119,7 +119,7 @@ TEST(SpecReader, NegativeGidIsRejected) {
 }
 
 TEST(SpecReader, LoadValidatesTheSpec) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   auto path = dir.write("bad.yaml",
                         "cdiVersion: 0.3.0\nkind: a/b\ndevices:\n- name: x\n  containerEdits: {}\n");
   auto spec = load_spec_file(path);
@@ -129,7 +129,7 @@ TEST(SpecReader, LoadValidatesTheSpec) {
 }
 
 TEST(SpecReader, OversizedFileIsRejected) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   auto path = dir.write("big.yaml", std::string(kMaxSpecFileSize + 1, '#'));
   EXPECT_FALSE(load_spec_file(path));
 }

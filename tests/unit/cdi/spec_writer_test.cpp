@@ -8,10 +8,10 @@
 namespace nvct::cdi {
 namespace {
 
-const std::string kData = std::string(NVCT_SOURCE_DIR) + "/tests/data/cdi/";
+const std::string kWriterData = std::string(NVCT_SOURCE_DIR) + "/tests/data/cdi/";
 
 std::string read(const std::string& name) {
-  auto text = read_file(kData + name);
+  auto text = read_file(kWriterData + name);
   EXPECT_TRUE(text) << name;
   return text ? *text : std::string();
 }

@@ -6,7 +6,7 @@
 namespace nvct::cdi {
 namespace {
 
-Spec base_spec() {
+Spec version_base_spec() {
   Spec s;
   s.cdi_version = "0.3.0";
   s.kind = "vendor.com/class";
@@ -19,16 +19,16 @@ Spec base_spec() {
 
 std::string min_of(const Spec& s) { return minimum_required_version(s).str(); }
 
-TEST(MinimumVersion, NothingSpecialIs030) { EXPECT_EQ(min_of(base_spec()), "0.3.0"); }
+TEST(MinimumVersion, NothingSpecialIs030) { EXPECT_EQ(min_of(version_base_spec()), "0.3.0"); }
 
 TEST(MinimumVersion, MountTypeIs040) {
-  Spec s = base_spec();
+  Spec s = version_base_spec();
   s.container_edits.mounts.push_back({"/h", "/c", "bind", {}});
   EXPECT_EQ(min_of(s), "0.4.0");
 }
 
 TEST(MinimumVersion, HostPathEvenWhenEqualToPathIs050) {
-  Spec s = base_spec();
+  Spec s = version_base_spec();
   DeviceNode n;
   n.path = "/dev/x";
   n.host_path = "/dev/x";
@@ -37,28 +37,28 @@ TEST(MinimumVersion, HostPathEvenWhenEqualToPathIs050) {
 }
 
 TEST(MinimumVersion, DeviceNameStartingWithDigitIs050) {
-  Spec s = base_spec();
+  Spec s = version_base_spec();
   s.devices[0].name = "0";
   EXPECT_EQ(min_of(s), "0.5.0");
 }
 
 TEST(MinimumVersion, SpecOrDeviceAnnotationsAre060) {
-  Spec s = base_spec();
+  Spec s = version_base_spec();
   s.annotations["a"] = "b";
   EXPECT_EQ(min_of(s), "0.6.0");
-  Spec d = base_spec();
+  Spec d = version_base_spec();
   d.devices[0].annotations["a"] = "b";
   EXPECT_EQ(min_of(d), "0.6.0");
 }
 
 TEST(MinimumVersion, DottedClassIs060) {
-  Spec s = base_spec();
+  Spec s = version_base_spec();
   s.kind = "vendor.com/class.sub";
   EXPECT_EQ(min_of(s), "0.6.0");
 }
 
 TEST(MinimumVersion, AnnotationsHostPathAndMountTypeTogetherAre060) {
-  Spec s = base_spec();
+  Spec s = version_base_spec();
   s.annotations["a"] = "b";
   DeviceNode n;
   n.path = "/dev/x";
@@ -69,7 +69,7 @@ TEST(MinimumVersion, AnnotationsHostPathAndMountTypeTogetherAre060) {
 }
 
 TEST(MinimumVersion, IntelRdtClosIdIs070) {
-  Spec s = base_spec();
+  Spec s = version_base_spec();
   IntelRdt r;
   r.clos_id = "foo";
   s.devices[0].container_edits.intel_rdt = r;
@@ -77,18 +77,18 @@ TEST(MinimumVersion, IntelRdtClosIdIs070) {
 }
 
 TEST(MinimumVersion, AdditionalGidsAre070) {
-  Spec s = base_spec();
+  Spec s = version_base_spec();
   s.container_edits.additional_gids = {5};
   EXPECT_EQ(min_of(s), "0.7.0");
 }
 
 TEST(MinimumVersion, RdtSchemataOrMonitoringAre110) {
-  Spec s = base_spec();
+  Spec s = version_base_spec();
   IntelRdt r;
   r.schemata = {"L3:0=f"};
   s.container_edits.intel_rdt = r;
   EXPECT_EQ(min_of(s), "1.1.0");
-  Spec m = base_spec();
+  Spec m = version_base_spec();
   IntelRdt r2;
   r2.enable_monitoring = true;
   m.container_edits.intel_rdt = r2;
@@ -96,13 +96,13 @@ TEST(MinimumVersion, RdtSchemataOrMonitoringAre110) {
 }
 
 TEST(MinimumVersion, NetDevicesAre110) {
-  Spec s = base_spec();
+  Spec s = version_base_spec();
   s.container_edits.net_devices.push_back({"eth0", "net0"});
   EXPECT_EQ(min_of(s), "1.1.0");
 }
 
 TEST(VersionCheck, ZeroIsNotAKnownVersion) {
-  Spec s = base_spec();
+  Spec s = version_base_spec();
   s.cdi_version = "0.0.0";
   auto st = validate_version(s);
   ASSERT_FALSE(st);
@@ -110,13 +110,13 @@ TEST(VersionCheck, ZeroIsNotAKnownVersion) {
 }
 
 TEST(VersionCheck, LeadingVIsTolerated) {
-  Spec s = base_spec();
+  Spec s = version_base_spec();
   s.cdi_version = "v0.3.0";
   EXPECT_TRUE(validate_version(s).has_value());
 }
 
 TEST(VersionCheck, BelowTheMinimumNamesTheMinimum) {
-  Spec s = base_spec();
+  Spec s = version_base_spec();
   s.devices[0].name = "0";
   s.cdi_version = "0.4.0";
   auto st = validate_version(s);

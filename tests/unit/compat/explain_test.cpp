@@ -13,7 +13,7 @@
 namespace nvct::compat {
 namespace {
 
-const std::string kFixtures = std::string(NVCT_SOURCE_DIR) + "/tests/fixtures/cuda";
+const std::string kExplainFixtures = std::string(NVCT_SOURCE_DIR) + "/tests/fixtures/cuda";
 
 DriverFacts flags(const char* cuda, std::vector<const char*> archs) {
   DriverFacts d;
@@ -29,7 +29,7 @@ DriverFacts flags(const char* cuda, std::vector<const char*> archs) {
 
 TEST(Explain, SingleFileVerdictsOfTheSpec) {
   ExplainOptions o;
-  o.path = kFixtures + "/multi";
+  o.path = kExplainFixtures + "/multi";
   auto r = explain(o, flags("12.4", {"8.6", "10.0"}));
   ASSERT_TRUE(r) << r.error().message();
   EXPECT_EQ(r->kind, InputKind::file);
@@ -45,7 +45,7 @@ TEST(Explain, SingleFileVerdictsOfTheSpec) {
 
 TEST(Explain, NoCodeExitsOne) {
   ExplainOptions o;
-  o.path = kFixtures + "/sm70-only";
+  o.path = kExplainFixtures + "/sm70-only";
   auto r = explain(o, flags("12.4", {"8.0"}));
   ASSERT_TRUE(r);
   EXPECT_EQ(r->exit_code, 1);
@@ -56,13 +56,13 @@ TEST(Explain, NoCodeExitsOne) {
 }
 
 TEST(Explain, RootfsWithRuntimeAndSortedFiles) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   dir.write("etc/os-release", "");
   dir.write("usr/local/cuda-12.4/lib64/libcudart.so.12.4.127", "");
   dir.write("usr/bin/tool", "#!/bin/sh\n");
   std::filesystem::create_directories(dir / "usr/lib/x86_64-linux-gnu");
-  std::filesystem::copy_file(kFixtures + "/sm70-only", dir / "usr/lib/x86_64-linux-gnu/libb.so");
-  std::filesystem::copy_file(kFixtures + "/multi", dir / "usr/lib/x86_64-linux-gnu/liba.so");
+  std::filesystem::copy_file(kExplainFixtures + "/sm70-only", dir / "usr/lib/x86_64-linux-gnu/libb.so");
+  std::filesystem::copy_file(kExplainFixtures + "/multi", dir / "usr/lib/x86_64-linux-gnu/liba.so");
   ::mkfifo((dir / "usr/bin/fifo").c_str(), 0600);  // skipped, never opened
   ExplainOptions o;
   o.path = dir.path();

@@ -10,7 +10,7 @@
 namespace nvct::compat {
 namespace {
 
-Result<ImageRuntime> read(const testing::TempDir& dir, const ImageEnv& env = {}) {
+Result<ImageRuntime> read(const nvct::testing::TempDir& dir, const ImageEnv& env = {}) {
   auto root = driver::DriverRoot::open(dir.path());
   if (!root) return tl::unexpected(root.error());
   return read_image_runtime(*root, env);
@@ -36,7 +36,7 @@ TEST(ImageRuntime, VersionFiles) {
 }
 
 TEST(ImageRuntime, LibcudartDecidesAndTheHighestCopyWins) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   dir.write("usr/local/cuda-12.2/lib64/libcudart.so.12.2.140", "");
   dir.write("usr/lib/python3/dist-packages/x/libcudart.so.12.4.127", "");  // not a library dir
   dir.write("usr/local/cuda-12.4/targets/x86_64-linux/lib/libcudart.so.12.4.127", "");
@@ -52,7 +52,7 @@ TEST(ImageRuntime, LibcudartDecidesAndTheHighestCopyWins) {
 }
 
 TEST(ImageRuntime, FallbacksInOrder) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   dir.write("usr/local/cuda/version.json", R"({"cuda":{"version":"11.8.20220929"}})");
   dir.write("usr/local/cuda/version.txt", "CUDA Version 10.2.89\n");
   auto env = ImageEnv::from_entries({"CUDA_VERSION=12.4.1", "PATH=/bin"});
@@ -70,7 +70,7 @@ TEST(ImageRuntime, FallbacksInOrder) {
 }
 
 TEST(ImageRuntime, NoRuntimeAtAll) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   dir.write("etc/os-release", "x");
   auto r = read(dir);
   ASSERT_TRUE(r);
@@ -80,7 +80,7 @@ TEST(ImageRuntime, NoRuntimeAtAll) {
 }
 
 TEST(ImageRuntime, LinksStayInsideTheRootfs) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   dir.write("usr/lib/x86_64-linux-gnu/.keep", "");
   // A cuda link out of the rootfs resolves inside it: the host's /usr/local/cuda is never read.
   std::filesystem::create_directories(dir / "usr/local");
@@ -96,7 +96,7 @@ TEST(ImageRuntime, LinksStayInsideTheRootfs) {
 }
 
 TEST(ImageRuntime, CompatPackage) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   dir.write("usr/local/cuda-12.4/compat/libcuda.so.550.54.15", "not an ELF");
   ::symlink("libcuda.so.550.54.15", (dir / "usr/local/cuda-12.4/compat/libcuda.so.1").c_str());
   ::symlink("/usr/local/cuda-12.4", (dir / "usr/local/cuda").c_str());

@@ -21,7 +21,7 @@ request::RequirementFacts host(const char* driver, const char* cuda, const char*
 }
 
 TEST(RequirementExplain, NoCompatPackageLineOfTheSpec) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   dir.write("etc/os-release", "");
   auto r = check_requirements_explained({"cuda>=12.4"}, host("535.104.05", "12.2"),
                                         {.rootfs = dir.path()});
@@ -35,7 +35,7 @@ TEST(RequirementExplain, NoCompatPackageLineOfTheSpec) {
 }
 
 TEST(RequirementExplain, CompatPackageThatWouldRunIt) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   dir.write("usr/local/cuda/compat/libcuda.so.550.54.15", "");
   auto line = explain_requirement("12.4", host("470.82.01", "11.4"), {.rootfs = dir.path()});
   EXPECT_NE(line.find("forward-compat package (libcuda 550.54.15, CUDA 12.4) would run it"),
@@ -45,7 +45,7 @@ TEST(RequirementExplain, CompatPackageThatWouldRunIt) {
 }
 
 TEST(RequirementExplain, CompatPackageOnAGeForce) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   dir.write("usr/local/cuda/compat/libcuda.so.550.54.15", "");
   auto line = explain_requirement(
       "12.4", host("470.82.01", "11.4", "GeForce", "NVIDIA GeForce RTX 3090"), {.rootfs = dir.path()});
@@ -55,7 +55,7 @@ TEST(RequirementExplain, CompatPackageOnAGeForce) {
 }
 
 TEST(RequirementExplain, CompatPackageTooOldOrDisabled) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   dir.write("usr/local/cuda/compat/libcuda.so.535.54.03", "");
   auto line = explain_requirement("12.4", host("470.82.01", "11.4"), {.rootfs = dir.path()});
   EXPECT_NE(line.find("CUDA 12.2) is too old for it"), std::string::npos) << line;

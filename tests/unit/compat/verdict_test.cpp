@@ -85,7 +85,7 @@ ImageRuntime image(const char* version) {
   return im;
 }
 
-DriverFacts host(const char* driver, const char* cuda) {
+DriverFacts driver_host(const char* driver, const char* cuda) {
   DriverFacts d;
   d.version = driver;
   d.cuda_version = cuda;
@@ -102,24 +102,24 @@ GpuFacts gpu(const char* model, Support s) {
 }
 
 TEST(RuntimeVerdict, R1Ok) {
-  auto v = judge_runtime(image("12.2"), host("550.54.14", "12.4"), false);
+  auto v = judge_runtime(image("12.2"), driver_host("550.54.14", "12.4"), false);
   EXPECT_EQ(v.verdict, Verdict::ok);
   EXPECT_EQ(v.message, "needs CUDA 12.2 (driver >= 535.54.03); driver 550.54.14 has CUDA 12.4");
 }
 
 TEST(RuntimeVerdict, R2MinorCompat) {
-  auto v = judge_runtime(image("12.4"), host("535.104.05", "12.2"), false);
+  auto v = judge_runtime(image("12.4"), driver_host("535.104.05", "12.2"), false);
   EXPECT_EQ(v.verdict, Verdict::minor_compat);
   EXPECT_EQ(v.message,
             "needs CUDA 12.4 (driver >= 550.54.14); driver 535.104.05 (CUDA 12.2) runs it by "
             "minor version compatibility with a limited feature set");
   // CUDA 10.x has no minor version compatibility.
-  EXPECT_EQ(judge_runtime(image("10.2"), host("418.39", "10.1"), false).verdict,
+  EXPECT_EQ(judge_runtime(image("10.2"), driver_host("418.39", "10.1"), false).verdict,
             Verdict::driver_too_old);
 }
 
 TEST(RuntimeVerdict, R5DriverTooOld) {
-  auto v = judge_runtime(image("12.4"), host("470.82.01", "11.4"), false);
+  auto v = judge_runtime(image("12.4"), driver_host("470.82.01", "11.4"), false);
   EXPECT_EQ(v.verdict, Verdict::driver_too_old);
   EXPECT_EQ(v.message,
             "needs CUDA 12.4 (driver >= 550.54.14); driver 470.82.01 supports CUDA 11.4; the image "
@@ -129,7 +129,7 @@ TEST(RuntimeVerdict, R5DriverTooOld) {
 TEST(RuntimeVerdict, R3ForwardCompatAndR4UnsupportedGpu) {
   auto im = image("12.4");
   im.compat = {true, "usr/local/cuda/compat/libcuda.so.550.54.15", "550.54.15", "12.4"};
-  auto d = host("470.82.01", "11.4");
+  auto d = driver_host("470.82.01", "11.4");
   d.gpus.push_back(gpu("NVIDIA A100-SXM4-80GB", Support::yes));
   auto v = judge_runtime(im, d, false);
   EXPECT_EQ(v.verdict, Verdict::forward_compat);
@@ -150,7 +150,7 @@ TEST(RuntimeVerdict, R3ForwardCompatAndR4UnsupportedGpu) {
 }
 
 TEST(RuntimeVerdict, R6UnknownRuntime) {
-  EXPECT_EQ(judge_runtime(ImageRuntime{}, host("550.54.14", "12.4"), false).verdict,
+  EXPECT_EQ(judge_runtime(ImageRuntime{}, driver_host("550.54.14", "12.4"), false).verdict,
             Verdict::unknown_runtime);
 }
 

@@ -10,7 +10,7 @@
 namespace nvct::ctk {
 namespace {
 
-ContainerdConfig parsed(std::string_view text) {
+ContainerdConfig parsed_containerd(std::string_view text) {
   auto r = ContainerdConfig::parse(text, "config.toml");
   EXPECT_TRUE(r) << (r ? "" : r.error().message());
   return r ? *r : *ContainerdConfig::parse("", "config.toml");
@@ -45,11 +45,11 @@ constexpr std::string_view kC1 = R"(version = 2
 )";
 
 TEST(ContainerdConfig, VersionRules) {
-  EXPECT_EQ(parsed("").version(), 2);
-  EXPECT_EQ(parsed("# only a comment\n").version(), 2);
-  EXPECT_EQ(parsed("root = \"/var/lib/containerd\"\n").version(), 1);
-  EXPECT_EQ(parsed("version = 2\n").version(), 2);
-  EXPECT_EQ(parsed("version = 3\n").version(), 3);
+  EXPECT_EQ(parsed_containerd("").version(), 2);
+  EXPECT_EQ(parsed_containerd("# only a comment\n").version(), 2);
+  EXPECT_EQ(parsed_containerd("root = \"/var/lib/containerd\"\n").version(), 1);
+  EXPECT_EQ(parsed_containerd("version = 2\n").version(), 2);
+  EXPECT_EQ(parsed_containerd("version = 3\n").version(), 3);
   EXPECT_FALSE(ContainerdConfig::parse("version = \"2\"\n", "config.toml"));
   EXPECT_FALSE(ContainerdConfig::parse("version = 4\n", "config.toml"));
   EXPECT_EQ(containerd_cri_plugin(1), "cri");
@@ -58,13 +58,13 @@ TEST(ContainerdConfig, VersionRules) {
 }
 
 TEST(ContainerdConfig, C1_EmptyConfigGetsVersion2AndStockRuntime) {
-  auto c = parsed("");
+  auto c = parsed_containerd("");
   ASSERT_TRUE(c.add_runtime("test", "/usr/bin/test", false));
   EXPECT_EQ(c.serialize(), kC1);
 }
 
 TEST(ContainerdConfig, C2_SetAsDefaultSetsDefaultRuntimeName) {
-  auto c = parsed("");
+  auto c = parsed_containerd("");
   ASSERT_TRUE(c.add_runtime("test", "/usr/bin/test", true));
   // runc was containerd's built-in default: its entry stays beside `test` (nvct's CRI rule), so
   // the `runc` handler still exists.
@@ -87,7 +87,7 @@ SystemdCgroup = true
 )";
 
 TEST(ContainerdConfig, C3_CopiesRuncOptionsAndFillsEmptyRuntimeType) {
-  auto c = parsed(kRuncV2);
+  auto c = parsed_containerd(kRuncV2);
   ASSERT_TRUE(c.add_runtime("test", "/usr/bin/test", false));
   auto expected = tree(std::string(kRuncV2) + R"(
 [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.test]
@@ -113,7 +113,7 @@ runtime_type = "type"
 BinaryName = "/usr/bin/runc"
 SystemdCgroup = true
 )";
-  auto c = parsed(runc);
+  auto c = parsed_containerd(runc);
   ASSERT_TRUE(c.add_runtime("test", "/usr/bin/test", false));
   auto expected = tree(std::string(runc) + R"(
 [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.test]
@@ -146,7 +146,7 @@ runtime_type = "io.containerd.runc.v2"
 BinaryName = "/usr/bin/runc"
 SystemdCgroup = true
 )";
-  auto c = parsed(base);
+  auto c = parsed_containerd(base);
   ASSERT_TRUE(c.add_runtime("test", "/usr/bin/test", false));
   auto expected = tree(std::string(base) + R"(
 [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.test]
@@ -162,7 +162,7 @@ SystemdCgroup = false
 }
 
 TEST(ContainerdConfig, C6_Version3UsesTheCriRuntimePluginKey) {
-  auto c = parsed("version = 3\n");
+  auto c = parsed_containerd("version = 3\n");
   ASSERT_TRUE(c.add_runtime("test", "/usr/bin/test", false));
   auto expected = tree(R"(version = 3
 [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.test]
@@ -186,7 +186,7 @@ BinaryName = "/usr/bin/test"
 )";
 
 TEST(ContainerdConfig, C7_NotDefaultRemovesDefaultNamingTheRuntime) {
-  auto c = parsed(kTestIsDefault);
+  auto c = parsed_containerd(kTestIsDefault);
   ASSERT_TRUE(c.add_runtime("test", "/usr/bin/test", false));
   auto expected = tree(kTestIsDefault);
   expected["plugins"]["io.containerd.grpc.v1.cri"]["containerd"].as_table()->erase(
@@ -203,13 +203,13 @@ runtime_type = "io.containerd.runc.v2"
 }
 
 TEST(ContainerdConfig, C8_SetAsDefaultAgainIsUnchanged) {
-  auto c = parsed(kTestIsDefault);
+  auto c = parsed_containerd(kTestIsDefault);
   ASSERT_TRUE(c.add_runtime("test", "/usr/bin/test", true));
   EXPECT_EQ(write_toml(c.tree()), write_toml(tree(kTestIsDefault)));
 }
 
 TEST(ContainerdConfig, C9_RuntimeBinaryOfNamedRuntimeOrEmpty) {
-  auto c = parsed(R"(version = 2
+  auto c = parsed_containerd(R"(version = 2
 [plugins."io.containerd.grpc.v1.cri".containerd]
 default_runtime_name = "runc"
 snapshotter = "overlayfs"
@@ -223,7 +223,7 @@ BinaryName = "/usr/bin/runc"
 }
 
 TEST(ContainerdConfig, SpecExampleDropInIsByteExact) {
-  auto c = parsed("").drop_in_base();
+  auto c = parsed_containerd("").drop_in_base();
   ASSERT_TRUE(c.add_runtime("nvidia", "/usr/bin/nvidia-container-runtime", false));
   auto golden = read_file(NVCT_SOURCE_DIR "/tests/data/ctk/containerd_example_v2_dropin.toml");
   ASSERT_TRUE(golden) << golden.error().message();
@@ -238,7 +238,7 @@ runtime_type = "io.containerd.runtime.v1.linux"
 [plugins.cri.containerd.runtimes.runc.options]
 Runtime = "/usr/bin/runc"
 )";
-  auto c = parsed(v1);
+  auto c = parsed_containerd(v1);
   EXPECT_EQ(c.version(), 1);
   ASSERT_TRUE(c.add_runtime("nvidia", "/usr/bin/nvidia-container-runtime", false));
   ASSERT_TRUE(c.enable_cdi());
@@ -270,7 +270,7 @@ SystemdCgroup = true
 [plugins."io.containerd.grpc.v1.cri-other"]
 x = 1
 )";
-  auto drop = parsed(v3).drop_in_base();
+  auto drop = parsed_containerd(v3).drop_in_base();
   ASSERT_TRUE(drop.add_runtime("nvidia", "/usr/bin/nvidia-container-runtime", false));
   auto expected = tree(R"(version = 3
 [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc]
@@ -288,7 +288,7 @@ SystemdCgroup = true
 }
 
 TEST(ContainerdConfig, EnableCdiOnVersion2GoesOnThePlugin) {
-  auto c = parsed("version = 2\n");
+  auto c = parsed_containerd("version = 2\n");
   ASSERT_TRUE(c.enable_cdi());
   EXPECT_EQ(c.serialize(),
             "version = 2\n\n[plugins]\n\n  [plugins.\"io.containerd.grpc.v1.cri\"]\n"
@@ -296,7 +296,7 @@ TEST(ContainerdConfig, EnableCdiOnVersion2GoesOnThePlugin) {
 }
 
 TEST(ContainerdConfig, NvidiaDefaultIsNotCopiedFrom) {
-  auto c = parsed(R"(version = 2
+  auto c = parsed_containerd(R"(version = 2
 [plugins."io.containerd.grpc.v1.cri".containerd]
 default_runtime_name = "nvidia-old"
 [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia-old]
@@ -324,7 +324,7 @@ TEST(ContainerdConfig, WrongTableTypesAreErrors) {
 }
 
 TEST(ContainerdConfig, RemoveRuntimePrunesEmptiedTables) {
-  auto c = parsed("");
+  auto c = parsed_containerd("");
   ASSERT_TRUE(c.add_runtime("nvidia", "/usr/bin/nvidia-container-runtime", false));
   ASSERT_TRUE(c.remove_runtime("nvidia"));
   EXPECT_EQ(c.serialize(), "");
@@ -332,7 +332,7 @@ TEST(ContainerdConfig, RemoveRuntimePrunesEmptiedTables) {
 
 // A user's own runc entry (not containerd's stock one) stays when nvidia goes.
 TEST(ContainerdConfig, RemoveKeepsAUsersRuncEntry) {
-  auto c = parsed(R"(version = 2
+  auto c = parsed_containerd(R"(version = 2
 [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
 runtime_type = "io.containerd.runc.v2"
 [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
@@ -345,7 +345,7 @@ SystemdCgroup = true
 }
 
 TEST(ContainerdConfig, RemovingTheDefaultRuntimeMakesRuncTheDefault) {
-  auto c = parsed("");
+  auto c = parsed_containerd("");
   ASSERT_TRUE(c.add_runtime("nvidia", "/usr/bin/nvidia-container-runtime", true));
   ASSERT_TRUE(c.remove_runtime("nvidia"));
   EXPECT_EQ(c.serialize(),
@@ -355,7 +355,7 @@ TEST(ContainerdConfig, RemovingTheDefaultRuntimeMakesRuncTheDefault) {
 }
 
 TEST(ContainerdConfig, RemovingKeepsEnableCdiAndOtherRuntimes) {
-  auto c = parsed(R"(
+  auto c = parsed_containerd(R"(
 [plugins.cri.containerd]
 default_runtime_name = "nvidia"
 enable_cdi = true
@@ -376,7 +376,7 @@ Runtime = "/usr/bin/nvidia-container-runtime"
 }
 
 TEST(ContainerdConfig, RuntimeBinaryFallsBackToTheVersion1RuntimeOption) {
-  auto c = parsed(R"(
+  auto c = parsed_containerd(R"(
 [plugins.cri.containerd.runtimes.nvidia.options]
 Runtime = "/usr/bin/nvidia-container-runtime"
 [plugins.cri.containerd.runtimes.both.options]

@@ -9,14 +9,14 @@
 namespace nvct::ctk {
 namespace {
 
-CrioConfig parsed(std::string_view text, bool in_place = false) {
+CrioConfig parsed_crio(std::string_view text, bool in_place = false) {
   auto r = CrioConfig::parse(text, "crio.conf", in_place);
   EXPECT_TRUE(r) << (r ? "" : r.error().message());
   return r ? *r : *CrioConfig::parse("", "crio.conf", in_place);
 }
 
 TEST(CrioConfig, EmptySourceGivesTheSpecExampleByteForByte) {
-  auto c = parsed("");
+  auto c = parsed_crio("");
   ASSERT_TRUE(c.add_runtime("nvidia", "/usr/bin/nvidia-container-runtime", false));
   auto golden = read_file(NVCT_SOURCE_DIR "/tests/data/ctk/crio_example_dropin.toml");
   ASSERT_TRUE(golden) << golden.error().message();
@@ -36,7 +36,7 @@ runtime_root = "/run/runc"
 )";
 
 TEST(CrioConfig, CopiesTheDefaultHandlerIntoTheDropInOnly) {
-  auto c = parsed(kCrunDefault);
+  auto c = parsed_crio(kCrunDefault);
   ASSERT_TRUE(c.add_runtime("nvidia", "/usr/bin/nvidia-container-runtime", false));
   EXPECT_EQ(c.serialize(),
             "\n[crio]\n\n  [crio.runtime]\n\n    [crio.runtime.runtimes]\n\n"
@@ -48,18 +48,18 @@ TEST(CrioConfig, CopiesTheDefaultHandlerIntoTheDropInOnly) {
 }
 
 TEST(CrioConfig, FallsBackToRuncThenCrun) {
-  auto c = parsed(
+  auto c = parsed_crio(
       "[crio.runtime.runtimes.crun]\nruntime_root = \"/run/crun\"\n"
       "[crio.runtime.runtimes.runc]\nruntime_root = \"/run/runc\"\n");
   ASSERT_TRUE(c.add_runtime("nvidia", "/p", false));
   EXPECT_NE(c.serialize().find("runtime_root = \"/run/runc\""), std::string::npos);
-  auto d = parsed("[crio.runtime.runtimes.crun]\nruntime_root = \"/run/crun\"\n");
+  auto d = parsed_crio("[crio.runtime.runtimes.crun]\nruntime_root = \"/run/crun\"\n");
   ASSERT_TRUE(d.add_runtime("nvidia", "/p", false));
   EXPECT_NE(d.serialize().find("runtime_root = \"/run/crun\""), std::string::npos);
 }
 
 TEST(CrioConfig, SetAsDefaultWritesDefaultRuntimeInTheDropIn) {
-  auto c = parsed(kCrunDefault);
+  auto c = parsed_crio(kCrunDefault);
   ASSERT_TRUE(c.add_runtime("nvidia", "/p", true));
   EXPECT_NE(c.serialize().find("  [crio.runtime]\n    default_runtime = \"nvidia\"\n"),
             std::string::npos)
@@ -67,7 +67,7 @@ TEST(CrioConfig, SetAsDefaultWritesDefaultRuntimeInTheDropIn) {
 }
 
 TEST(CrioConfig, InPlaceKeepsTheSourceKeys) {
-  auto c = parsed(kCrunDefault, true);
+  auto c = parsed_crio(kCrunDefault, true);
   ASSERT_TRUE(c.add_runtime("nvidia", "/p", false));
   auto out = c.serialize();
   EXPECT_NE(out.find("default_runtime = \"crun\""), std::string::npos);
@@ -76,13 +76,13 @@ TEST(CrioConfig, InPlaceKeepsTheSourceKeys) {
 }
 
 TEST(CrioConfig, RuntimePathOfSourceHandler) {
-  auto c = parsed(kCrunDefault);
+  auto c = parsed_crio(kCrunDefault);
   EXPECT_EQ(c.runtime_path("crun"), "/usr/bin/crun");
   EXPECT_EQ(c.runtime_path("nvidia"), "");
 }
 
 TEST(CrioConfig, RemoveRuntimeKeepsTheOtherHandlersAndPrunesEmptiedTables) {
-  auto c = parsed(
+  auto c = parsed_crio(
       std::string(kCrunDefault) + "[crio.runtime.runtimes.nvidia]\nruntime_path = \"/p\"\n", true);
   EXPECT_TRUE(c.has_runtime("nvidia"));
   ASSERT_TRUE(c.remove_runtime("nvidia"));
@@ -91,13 +91,13 @@ TEST(CrioConfig, RemoveRuntimeKeepsTheOtherHandlersAndPrunesEmptiedTables) {
   EXPECT_NE(out.find("default_runtime = \"crun\""), std::string::npos) << out;
   EXPECT_NE(out.find("[crio.runtime.runtimes.runc]"), std::string::npos) << out;
 
-  auto only = parsed("[crio.runtime.runtimes.nvidia]\nruntime_path = \"/p\"\n", true);
+  auto only = parsed_crio("[crio.runtime.runtimes.nvidia]\nruntime_path = \"/p\"\n", true);
   ASSERT_TRUE(only.remove_runtime("nvidia"));
   EXPECT_EQ(only.serialize(), "");
 }
 
 TEST(CrioConfig, RemovingTheDefaultHandlerFallsBackToADeclaredRuncOrToCrioItself) {
-  auto with_runc = parsed(
+  auto with_runc = parsed_crio(
       "[crio.runtime]\ndefault_runtime = \"nvidia\"\n"
       "[crio.runtime.runtimes.runc]\nruntime_path = \"/usr/bin/runc\"\n"
       "[crio.runtime.runtimes.nvidia]\nruntime_path = \"/p\"\n",
@@ -107,7 +107,7 @@ TEST(CrioConfig, RemovingTheDefaultHandlerFallsBackToADeclaredRuncOrToCrioItself
 
   // No runc handler declared: CRI-O would refuse default_runtime = "runc" unless runc is its
   // built-in default, so the key goes and CRI-O picks its own.
-  auto without = parsed(
+  auto without = parsed_crio(
       "[crio.runtime]\ndefault_runtime = \"nvidia\"\nlog_level = \"info\"\n"
       "[crio.runtime.runtimes.nvidia]\nruntime_path = \"/p\"\n",
       true);

@@ -52,7 +52,7 @@ TEST_F(RuntimeRemove, ContainerdC11_CleanupDeletesTheDropInAndKeepsTheImports) {
   EXPECT_FALSE(logged(Level::kInfo, "It is recommended"));
 }
 
-constexpr std::string_view kC12Top = R"(version = 2
+constexpr std::string_view kRemoveC12Top = R"(version = 2
 
 [plugins]
 
@@ -71,14 +71,14 @@ constexpr std::string_view kC12Top = R"(version = 2
 )";
 
 TEST_F(RuntimeRemove, ContainerdC12_CleanupLeavesTheReserialisedTopLevelWithItsImports) {
-  auto config = dir_.write("config.toml", kC12Top);
+  auto config = dir_.write("config.toml", kRemoveC12Top);
   auto drop_in = dir_ / "conf.d/99-nvidia.toml";
   auto o = containerd_options(config, drop_in);
   o.enable_cdi = true;
   o.set_as_default = true;
   configure_three(o);
   std::string top = dir_.read("config.toml");
-  ASSERT_EQ(top, "imports = [\"" + dir_.path() + "/conf.d/*.toml\"]\n" + std::string(kC12Top));
+  ASSERT_EQ(top, "imports = [\"" + dir_.path() + "/conf.d/*.toml\"]\n" + std::string(kRemoveC12Top));
   ASSERT_TRUE(remove(containerd_options(config, drop_in)));
   EXPECT_FALSE(std::filesystem::exists(drop_in));
   EXPECT_EQ(dir_.read("config.toml"), top);

@@ -7,16 +7,16 @@
 namespace nvct::ctk {
 namespace {
 
-toml::table parsed(std::string_view text) {
+toml::table parsed_edit_table(std::string_view text) {
   auto r = parse_toml(text, "test.toml");
   EXPECT_TRUE(r) << (r ? "" : r.error().message());
   return r ? *r : toml::table{};
 }
 
-// edit_toml_text(text, parsed(text) changed by `change`, edits), expected to succeed.
+// edit_toml_text(text, parsed_edit_table(text) changed by `change`, edits), expected to succeed.
 template <class Change>
 std::string edited(std::string_view text, const TomlEdits& edits, Change change) {
-  toml::table target = parsed(text);
+  toml::table target = parsed_edit_table(text);
   change(target);
   auto r = edit_toml_text(text, target, edits);
   EXPECT_TRUE(r) << (r ? "" : r.error().message());
@@ -136,7 +136,7 @@ TEST(TomlEdit, KeyOfATableWithoutHeaderGetsANewBlock) {
   auto out = edited("[p.c.runtimes.runc]\n  x = 1\n", {.tables = {}, .keys = {{{"p", "c"}, "d"}}},
                     [](toml::table& t) { t["p"]["c"].as_table()->insert("d", "n"); });
   EXPECT_EQ(out, "[p.c.runtimes.runc]\n  x = 1\n\n  [p.c]\n    d = \"n\"\n");
-  EXPECT_EQ(parsed(out)["p"]["c"]["runtimes"]["runc"]["x"].value<int64_t>(), 1);
+  EXPECT_EQ(parsed_edit_table(out)["p"]["c"]["runtimes"]["runc"]["x"].value<int64_t>(), 1);
 }
 
 TEST(TomlEdit, ValuesThatLookLikeHeadersAreNotHeaders) {
@@ -151,21 +151,21 @@ TEST(TomlEdit, ValuesThatLookLikeHeadersAreNotHeaders) {
 
 TEST(TomlEdit, DottedOrInlineDefinitionsAreRefused) {
   const std::string text = "[p]\n  c.runtimes.nvidia.t = \"x\"\n";
-  toml::table target = parsed(text);
+  toml::table target = parsed_edit_table(text);
   target["p"]["c"]["runtimes"]["nvidia"].as_table()->insert_or_assign("t", "y");
   auto r = edit_toml_text(text, target, {.tables = {{"p", "c", "runtimes", "nvidia"}}, .keys = {}});
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message().find("dotted key or inline table"), std::string::npos);
 
   const std::string inline_text = "[p.c.runtimes]\n  nvidia = {t = \"x\"}\n";
-  toml::table inline_target = parsed(inline_text);
+  toml::table inline_target = parsed_edit_table(inline_text);
   inline_target["p"]["c"]["runtimes"]["nvidia"].as_table()->insert_or_assign("t", "y");
   EXPECT_FALSE(edit_toml_text(inline_text, inline_target,
                               {.tables = {{"p", "c", "runtimes", "nvidia"}}, .keys = {}}));
 }
 
 TEST(TomlEdit, AChangeOutsideTheEditsIsAnError) {
-  toml::table target = parsed("a = 1\n");
+  toml::table target = parsed_edit_table("a = 1\n");
   target.insert_or_assign("b", 2);
   auto r = edit_toml_text("a = 1\n", target, {.tables = {}, .keys = {{{}, "a"}}});
   ASSERT_FALSE(r);

@@ -51,7 +51,7 @@ class DeviceNodesTest : public ::testing::Test {
     std::sort(names.begin(), names.end());
     return names;
   }
-  testing::TempDir dir_;
+  nvct::testing::TempDir dir_;
 };
 
 TEST_F(DeviceNodesTest, CreatesNodeWithOwnerModeAndCharLink) {
@@ -306,14 +306,14 @@ TEST_F(DeviceNodesTest, NoNvidiaMajorCreatesNothing) {
 }
 
 TEST(KernelModuleLoaded, MatchesWholeNamesOnly) {
-  testing::TempDir dir;
+  nvct::testing::TempDir dir;
   dir.write("proc/modules", "nvidia_uvm 1 0 - Live 0x0\nnvidia_modeset_x 1 0 - Live 0x0\n");
   auto root = *DriverRoot::open(dir.path());
   EXPECT_TRUE(kernel_module_loaded(root, "nvidia-uvm"));
   EXPECT_TRUE(kernel_module_loaded(root, "nvidia_uvm"));
   EXPECT_FALSE(kernel_module_loaded(root, "nvidia"));
   EXPECT_FALSE(kernel_module_loaded(root, "nvidia-modeset"));
-  testing::TempDir empty;
+  nvct::testing::TempDir empty;
   EXPECT_FALSE(kernel_module_loaded(*DriverRoot::open(empty.path()), "nvidia"));
 }
 

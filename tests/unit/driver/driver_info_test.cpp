@@ -15,7 +15,7 @@ namespace nvct::driver {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr const char* kLib = "/usr/lib/x86_64-linux-gnu";
+constexpr const char* kInfoLibDir = "/usr/lib/x86_64-linux-gnu";
 
 // A fake NVML query that records the library path it was given.
 struct FakeQuery {
@@ -33,8 +33,8 @@ struct FakeQuery {
 class DriverInfoTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    r_.library(kLib, "libnvidia-ml.so.550.54.14", "libnvidia-ml.so.1");
-    r_.library(kLib, "libcuda.so.550.54.14", "libcuda.so.1");
+    r_.library(kInfoLibDir, "libnvidia-ml.so.550.54.14", "libnvidia-ml.so.1");
+    r_.library(kInfoLibDir, "libcuda.so.550.54.14", "libcuda.so.1");
     r_.write_cache();
     r_.file("/proc/devices", "Character devices:\n195 nvidia\n235 nvidia-caps\n238 nvidia-uvm\n\n");
     r_.file("/proc/driver/nvidia/capabilities/gpu0/mig/gi2/access", "DeviceFileMinor: 21\n");
@@ -61,7 +61,7 @@ class DriverInfoTest : public ::testing::Test {
 TEST_F(DriverInfoTest, InitializeQueriesNvmlThroughTheResolvedLibrary) {
   auto ctx = initialize_driver(opts_, nvml_.fn());
   ASSERT_TRUE(ctx) << ctx.error().message();
-  EXPECT_EQ(*nvml_.library, std::string(kLib) + "/libnvidia-ml.so.550.54.14");
+  EXPECT_EQ(*nvml_.library, std::string(kInfoLibDir) + "/libnvidia-ml.so.550.54.14");
   EXPECT_FALSE(ctx->nvml_fallback);
   EXPECT_EQ(ctx->nvml.gpus.size(), 2u);
 }

@@ -32,7 +32,7 @@ class DriverRootTest : public ::testing::Test {
     fs::create_symlink("loop-b", dir_ / "usr/loop-a");
     fs::create_symlink("loop-a", dir_ / "usr/loop-b");
   }
-  testing::TempDir dir_;
+  nvct::testing::TempDir dir_;
 };
 
 TEST_F(DriverRootTest, ResolvesRelativeAndAbsoluteLinksInsideTheRoot) {

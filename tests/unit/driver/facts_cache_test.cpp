@@ -20,7 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 constexpr const char* kLibDir = "/usr/lib/x86_64-linux-gnu";
-constexpr const char* kLib = "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1";
+constexpr const char* kNvmlLib = "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1";
 constexpr const char* kVersion =
     "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22 01:44:30 UTC 2024\n";
 
@@ -58,7 +58,7 @@ class FactsCacheTest : public ::testing::Test {
   }
 
   DriverRoot open_root() const { return *DriverRoot::open(root_.path()); }
-  FactsCacheKey key() const { return *facts_cache_key(open_root(), kLib, options_); }
+  FactsCacheKey key() const { return *facts_cache_key(open_root(), kNvmlLib, options_); }
   std::string cache_file() const {
     return options_.dir + "/" + facts_cache_file_name(root_.path());
   }
@@ -66,8 +66,8 @@ class FactsCacheTest : public ::testing::Test {
   // Two queries both ask NVML, no file is written, and writing `facts_` is refused.
   void expect_never_cached() {
     auto q = cached_nvml_query(counting_query(), options_);
-    ASSERT_TRUE(q(open_root(), kLib));
-    ASSERT_TRUE(q(open_root(), kLib));
+    ASSERT_TRUE(q(open_root(), kNvmlLib));
+    ASSERT_TRUE(q(open_root(), kNvmlLib));
     EXPECT_EQ(calls_, 2);
     EXPECT_FALSE(fs::exists(cache_file()));
     EXPECT_FALSE(write_facts_cache(options_, key(), *facts_));
@@ -94,7 +94,7 @@ TEST_F(FactsCacheTest, KeyHoldsVersionGpusBootIdAndLibraryIdentity) {
   EXPECT_EQ(k.version, kVersion);
   EXPECT_EQ(k.gpus, "0000:18:00.0,0000:2a:00.0");
   EXPECT_EQ(k.boot_id, "6f1c1a1e-0000-4000-8000-000000000001\n");
-  EXPECT_EQ(k.library, kLib);
+  EXPECT_EQ(k.library, kNvmlLib);
   struct stat st {};
   ASSERT_EQ(::stat((root_ / "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.14").c_str(), &st), 0);
   EXPECT_EQ(k.library_id.ino, st.st_ino);
@@ -161,13 +161,13 @@ TEST_F(FactsCacheTest, KeyChangesWithEachInput) {
 
 TEST_F(FactsCacheTest, NoKeyWithoutADriverVersionOrLibrary) {
   fs::remove(root_ / "proc/driver/nvidia/version");
-  auto k = facts_cache_key(open_root(), kLib, options_);
+  auto k = facts_cache_key(open_root(), kNvmlLib, options_);
   ASSERT_FALSE(k);
   EXPECT_NE(k.error().message().find("no driver loaded"), std::string::npos);
   root_.file("/proc/driver/nvidia/version", kVersion);
   EXPECT_FALSE(facts_cache_key(open_root(), "/usr/lib/libnvidia-ml.so.9", options_));
   fs::remove(host_ / "proc/sys/kernel/random/boot_id");
-  EXPECT_FALSE(facts_cache_key(open_root(), kLib, options_));
+  EXPECT_FALSE(facts_cache_key(open_root(), kNvmlLib, options_));
 }
 
 TEST_F(FactsCacheTest, FileNameIsStablePerRoot) {
@@ -193,8 +193,8 @@ TEST_F(FactsCacheTest, RoundTripsExactlyWithRootOnlyModes) {
 
 TEST_F(FactsCacheTest, SecondQueryIsServedFromTheCache) {
   auto q = cached_nvml_query(counting_query(), options_);
-  auto first = q(open_root(), kLib);
-  auto second = q(open_root(), kLib);
+  auto first = q(open_root(), kNvmlLib);
+  auto second = q(open_root(), kNvmlLib);
   ASSERT_TRUE(first && second);
   EXPECT_EQ(calls_, 1);
   EXPECT_EQ(text(*second), text(*first));
@@ -202,15 +202,15 @@ TEST_F(FactsCacheTest, SecondQueryIsServedFromTheCache) {
 
 TEST_F(FactsCacheTest, ADriverChangeInvalidatesAndRewrites) {
   auto q = cached_nvml_query(counting_query(), options_);
-  ASSERT_TRUE(q(open_root(), kLib));
+  ASSERT_TRUE(q(open_root(), kNvmlLib));
   root_.file("/proc/driver/nvidia/version",
              "NVRM version: NVIDIA UNIX x86_64 Kernel Module  555.1.2\n");
   facts_->driver_version = "555.1.2";
-  auto after = q(open_root(), kLib);
+  auto after = q(open_root(), kNvmlLib);
   ASSERT_TRUE(after);
   EXPECT_EQ(calls_, 2);
   EXPECT_EQ(after->driver_version, "555.1.2");
-  ASSERT_TRUE(q(open_root(), kLib));
+  ASSERT_TRUE(q(open_root(), kNvmlLib));
   EXPECT_EQ(calls_, 2) << "the rewritten file answers the next query";
   auto stored = read_facts_cache(options_, key());
   ASSERT_TRUE(stored);
@@ -284,8 +284,8 @@ TEST_F(FactsCacheTest, MigCapableGpuWithMigOffIsCachedUntilAnInstanceAppears) {
   fs::create_directories(mig);
   facts_->gpus[1].mig_capable = true;  // minor 0
   auto q = cached_nvml_query(counting_query(), options_);
-  ASSERT_TRUE(q(open_root(), kLib));
-  auto hit = q(open_root(), kLib);
+  ASSERT_TRUE(q(open_root(), kNvmlLib));
+  auto hit = q(open_root(), kNvmlLib);
   ASSERT_TRUE(hit);
   EXPECT_EQ(calls_, 1) << "MIG off and visible: the second query is served from the file";
   EXPECT_TRUE(hit->gpus[1].mig_capable);
@@ -298,17 +298,17 @@ TEST_F(FactsCacheTest, MigCapableGpuWithMigOffIsCachedUntilAnInstanceAppears) {
   NvmlMigDevice m;
   m.uuid = "MIG-11111111-2222-3333-4444-555555555559";
   facts_->gpus[1].migs.push_back(m);
-  auto on = q(open_root(), kLib);
+  auto on = q(open_root(), kNvmlLib);
   ASSERT_TRUE(on);
   EXPECT_EQ(calls_, 2);
   EXPECT_EQ(on->gpus[1].migs.size(), 1u);
-  ASSERT_TRUE(q(open_root(), kLib));
+  ASSERT_TRUE(q(open_root(), kNvmlLib));
   EXPECT_EQ(calls_, 3) << "MIG on: NVML at every query";
 
   // The instance removed: the folder is as when the file was written, and so are the facts that
   // the edits use (no MIG devices); the file answers again.
   fs::remove_all(mig / "gi1");
-  auto back = q(open_root(), kLib);
+  auto back = q(open_root(), kNvmlLib);
   ASSERT_TRUE(back);
   EXPECT_EQ(calls_, 3);
   EXPECT_TRUE(back->gpus[1].migs.empty());
@@ -343,8 +343,8 @@ TEST_F(FactsCacheTest, MigOnOrMigDevicesAreNeverCached) {
 TEST_F(FactsCacheTest, QueryErrorsAreNotCached) {
   facts_ = fail(EIO, "nvml error: Driver Not Loaded");
   auto q = cached_nvml_query(counting_query(), options_);
-  EXPECT_FALSE(q(open_root(), kLib));
-  EXPECT_FALSE(q(open_root(), kLib));
+  EXPECT_FALSE(q(open_root(), kNvmlLib));
+  EXPECT_FALSE(q(open_root(), kNvmlLib));
   EXPECT_EQ(calls_, 2);
   EXPECT_FALSE(fs::exists(cache_file()));
 }
@@ -352,8 +352,8 @@ TEST_F(FactsCacheTest, QueryErrorsAreNotCached) {
 TEST_F(FactsCacheTest, DisabledCacheIsTheInnerQuery) {
   options_.dir.clear();
   auto q = cached_nvml_query(counting_query(), options_);
-  ASSERT_TRUE(q(open_root(), kLib));
-  ASSERT_TRUE(q(open_root(), kLib));
+  ASSERT_TRUE(q(open_root(), kNvmlLib));
+  ASSERT_TRUE(q(open_root(), kNvmlLib));
   EXPECT_EQ(calls_, 2);
 }
 
@@ -365,7 +365,7 @@ class HostileFactsCacheTest : public FactsCacheTest {
     ASSERT_FALSE(r) << what;
     EXPECT_EQ(r.error().code(), code) << what << ": " << r.error().message();
     auto q = cached_nvml_query(counting_query(), options_);
-    ASSERT_TRUE(q(open_root(), kLib)) << what;
+    ASSERT_TRUE(q(open_root(), kNvmlLib)) << what;
     EXPECT_EQ(calls_, 1) << what;
     struct stat st {};
     ASSERT_EQ(::lstat(cache_file().c_str(), &st), 0);
@@ -456,8 +456,8 @@ TEST_F(HostileFactsCacheTest, UnsafeDirectoryIsNeitherReadNorWritten) {
   EXPECT_EQ(r.error().code(), EPERM);
   EXPECT_FALSE(write_facts_cache(options_, key(), two_gpus()));
   auto q = cached_nvml_query(counting_query(), options_);
-  ASSERT_TRUE(q(open_root(), kLib));
-  ASSERT_TRUE(q(open_root(), kLib));
+  ASSERT_TRUE(q(open_root(), kNvmlLib));
+  ASSERT_TRUE(q(open_root(), kNvmlLib));
   EXPECT_EQ(calls_, 2);
 }
 

@@ -11,7 +11,7 @@
 namespace nvct::driver {
 namespace {
 
-constexpr const char* kLib = "/usr/lib/x86_64-linux-gnu";
+constexpr const char* kLibrariesDir = "/usr/lib/x86_64-linux-gnu";
 constexpr const char* kLib32 = "/usr/lib/i386-linux-gnu";
 
 std::vector<std::string> paths(const std::vector<DriverLibrary>& libs) {
@@ -34,14 +34,14 @@ TEST(DriverVersionFilter, BasenameMustEndWithTheVersion) {
 
 TEST(LibrarySelection, ResolvesSonameLinksAndKeepsListOrder) {
   testing::SyntheticRoot r;
-  r.library(kLib, "libcuda.so.550.54.14", "libcuda.so.1");
-  r.library(kLib, "libnvidia-ml.so.550.54.14", "libnvidia-ml.so.1");
+  r.library(kLibrariesDir, "libcuda.so.550.54.14", "libcuda.so.1");
+  r.library(kLibrariesDir, "libnvidia-ml.so.550.54.14", "libnvidia-ml.so.1");
   r.write_cache();
   auto libs =
       select_libraries(load(r), *DriverRoot::open(r.path()), kLdArchX8664, "550.54.14", false);
   // utility before compute, whatever the cache order.
-  EXPECT_EQ(paths(libs), (std::vector<std::string>{std::string(kLib) + "/libnvidia-ml.so.550.54.14",
-                                                   std::string(kLib) + "/libcuda.so.550.54.14"}));
+  EXPECT_EQ(paths(libs), (std::vector<std::string>{std::string(kLibrariesDir) + "/libnvidia-ml.so.550.54.14",
+                                                   std::string(kLibrariesDir) + "/libcuda.so.550.54.14"}));
   EXPECT_EQ(libs[0].capability, Capability::kUtility);
   EXPECT_EQ(libs[1].capability, Capability::kCompute);
 }
@@ -69,10 +69,10 @@ TEST(LibrarySelection, FirstMatchingPrefixOnlyAndNoFalsePrefixes) {
   testing::SyntheticRoot r;
   // "libnvidia-pkcs11-openssl3.so" is its own name, not "libnvidia-pkcs11.so"; "libcudadebugger"
   // does not start with "libcuda.so".
-  r.library(kLib, "libnvidia-pkcs11-openssl3.so.550.54.14",
+  r.library(kLibrariesDir, "libnvidia-pkcs11-openssl3.so.550.54.14",
             "libnvidia-pkcs11-openssl3.so.550.54.14");
-  r.library(kLib, "libcudadebugger.so.550.54.14", "libcudadebugger.so.1");
-  r.library(kLib, "libnvidia-egl-wayland.so.1.1.13", "libnvidia-egl-wayland.so.1");  // never listed
+  r.library(kLibrariesDir, "libcudadebugger.so.550.54.14", "libcudadebugger.so.1");
+  r.library(kLibrariesDir, "libnvidia-egl-wayland.so.1.1.13", "libnvidia-egl-wayland.so.1");  // never listed
   r.write_cache();
   auto libs =
       select_libraries(load(r), *DriverRoot::open(r.path()), kLdArchX8664, "550.54.14", false);
@@ -83,12 +83,12 @@ TEST(LibrarySelection, FirstMatchingPrefixOnlyAndNoFalsePrefixes) {
 
 TEST(LibrarySelection, ArchitectureSelectsNativeOrCompat32) {
   testing::SyntheticRoot r;
-  r.library(kLib, "libcuda.so.550.54.14", "libcuda.so.1", 0x0303);
+  r.library(kLibrariesDir, "libcuda.so.550.54.14", "libcuda.so.1", 0x0303);
   r.library(kLib32, "libcuda.so.550.54.14", "libcuda.so.1", 0x0003);
   r.write_cache(/*old_prefix=*/true);
   auto root = *DriverRoot::open(r.path());
   EXPECT_EQ(paths(select_libraries(load(r), root, kLdArchX8664, "550.54.14", false)),
-            (std::vector<std::string>{std::string(kLib) + "/libcuda.so.550.54.14"}));
+            (std::vector<std::string>{std::string(kLibrariesDir) + "/libcuda.so.550.54.14"}));
   EXPECT_EQ(paths(select_libraries(load(r), root, kLdArchI386, "550.54.14", true)),
             (std::vector<std::string>{std::string(kLib32) + "/libcuda.so.550.54.14"}));
 }
@@ -119,25 +119,25 @@ TEST(LibrarySelection, CacheValuesCannotPointOutsideTheRoot) {
 
 TEST(LibrarySelection, NvidiaTlsNeedsTheLinuxAbiTag) {
   testing::SyntheticRoot untagged;
-  untagged.library(kLib, "libnvidia-tls.so.550.54.14", "libnvidia-tls.so.550.54.14");
+  untagged.library(kLibrariesDir, "libnvidia-tls.so.550.54.14", "libnvidia-tls.so.550.54.14");
   untagged.write_cache();
   EXPECT_TRUE(select_libraries(load(untagged), *DriverRoot::open(untagged.path()), kLdArchX8664,
                                "550.54.14", false)
                   .empty());
   testing::SyntheticRoot tagged;
-  tagged.file(std::string(kLib) + "/libnvidia-tls.so.550.54.14",
+  tagged.file(std::string(kLibrariesDir) + "/libnvidia-tls.so.550.54.14",
               testing::build_elf(testing::AbiNoteSpec{0, 2, 3, 99}));
   tagged.cache_entry(0x0303, "libnvidia-tls.so.550.54.14",
-                     std::string(kLib) + "/libnvidia-tls.so.550.54.14");
+                     std::string(kLibrariesDir) + "/libnvidia-tls.so.550.54.14");
   tagged.write_cache();
   EXPECT_EQ(paths(select_libraries(load(tagged), *DriverRoot::open(tagged.path()), kLdArchX8664,
                                    "550.54.14", false)),
-            (std::vector<std::string>{std::string(kLib) + "/libnvidia-tls.so.550.54.14"}));
+            (std::vector<std::string>{std::string(kLibrariesDir) + "/libnvidia-tls.so.550.54.14"}));
   testing::SyntheticRoot other;
-  other.file(std::string(kLib) + "/libnvidia-tls.so.550.54.14",
+  other.file(std::string(kLibrariesDir) + "/libnvidia-tls.so.550.54.14",
              testing::build_elf(testing::AbiNoteSpec{0, 2, 6, 32}));
   other.cache_entry(0x0303, "libnvidia-tls.so.550.54.14",
-                    std::string(kLib) + "/libnvidia-tls.so.550.54.14");
+                    std::string(kLibrariesDir) + "/libnvidia-tls.so.550.54.14");
   other.write_cache();
   EXPECT_TRUE(select_libraries(load(other), *DriverRoot::open(other.path()), kLdArchX8664,
                                "550.54.14", false)
@@ -146,14 +146,14 @@ TEST(LibrarySelection, NvidiaTlsNeedsTheLinuxAbiTag) {
 
 TEST(FindLibrary, CacheFirstThenDefaultDirectories) {
   testing::SyntheticRoot r;
-  r.library(kLib, "libnvidia-ml.so.550.54.14", "libnvidia-ml.so.1");
+  r.library(kLibrariesDir, "libnvidia-ml.so.550.54.14", "libnvidia-ml.so.1");
   r.write_cache();
   auto root = *DriverRoot::open(r.path());
   auto cache = load(r);
   EXPECT_EQ(*find_library(&cache, root, kLdArchX8664, "libnvidia-ml.so.1"),
-            std::string(kLib) + "/libnvidia-ml.so.550.54.14");
+            std::string(kLibrariesDir) + "/libnvidia-ml.so.550.54.14");
   EXPECT_EQ(*find_library(nullptr, root, kLdArchX8664, "libnvidia-ml.so.1"),
-            std::string(kLib) + "/libnvidia-ml.so.550.54.14");
+            std::string(kLibrariesDir) + "/libnvidia-ml.so.550.54.14");
   auto missing = find_library(&cache, root, kLdArchX8664, "libnope.so.1");
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().message(),

@@ -63,7 +63,7 @@ class ListingTest : public ::testing::Test {
   Result<std::vector<std::string>> list(ListOptions o) {
     return list_driver_paths(info_, *DriverRoot::open(dir_.path()), std::move(o));
   }
-  testing::TempDir dir_;
+  nvct::testing::TempDir dir_;
   DriverInfo info_ = sample();
 };
 

@@ -24,7 +24,7 @@ std::string read_all(const std::string& path) {
 }
 
 // A rootfs with the host's libz in the Debian multiarch dir and one copied under /opt/x.
-std::string make_tree(const testing::TempDir& tmp, const std::string& name) {
+std::string make_tree(const nvct::testing::TempDir& tmp, const std::string& name) {
   std::string root = tmp / name;
   fs::create_directories(root + "/etc/ld.so.conf.d");
   fs::create_directories(root + "/usr/lib/x86_64-linux-gnu");
@@ -46,7 +46,7 @@ LdconfigOptions options(std::vector<std::string> folders) {
 }
 
 TEST(LdcacheSandbox, WritesWhatTheInProcessWriterWrites) {
-  testing::TempDir tmp;
+  nvct::testing::TempDir tmp;
   std::string a = make_tree(tmp, "a"), b = make_tree(tmp, "b");
   auto ra = Root::open(a), rb = Root::open(b);
   ASSERT_TRUE(ra && rb);
@@ -66,7 +66,7 @@ TEST(LdcacheSandbox, WritesWhatTheInProcessWriterWrites) {
 }
 
 TEST(LdcacheSandbox, ChildErrorsComeBackWithTheirMessage) {
-  testing::TempDir tmp;
+  nvct::testing::TempDir tmp;
   std::string a = make_tree(tmp, "a");
   std::ofstream(a + "/etc/ld.so.conf") << "include /etc/ld.so.conf\n";
   auto ra = Root::open(a);
@@ -78,7 +78,7 @@ TEST(LdcacheSandbox, ChildErrorsComeBackWithTheirMessage) {
 }
 
 TEST(LdcacheSandbox, ContainerPidThatIsGoneFails) {
-  testing::TempDir tmp;
+  nvct::testing::TempDir tmp;
   std::string a = make_tree(tmp, "a");
   auto ra = Root::open(a);
   ASSERT_TRUE(ra);
@@ -88,7 +88,7 @@ TEST(LdcacheSandbox, ContainerPidThatIsGoneFails) {
 }
 
 TEST(LdcacheDispatch, LegacyHwcapTreeFallsBackToLdconfig) {
-  testing::TempDir tmp;
+  nvct::testing::TempDir tmp;
   std::string a = make_tree(tmp, "a");
   fs::create_directories(a + "/opt/x/tls");
   auto ra = Root::open(a);
@@ -102,7 +102,7 @@ TEST(LdcacheDispatch, LegacyHwcapTreeFallsBackToLdconfig) {
 }
 
 TEST(LdcacheDispatch, ConfigSwitchRunsLdconfig) {
-  testing::TempDir tmp;
+  nvct::testing::TempDir tmp;
   std::string a = make_tree(tmp, "a");
   auto ra = Root::open(a);
   ASSERT_TRUE(ra);

@@ -107,7 +107,7 @@ std::string describe(const std::string& cache) {
 void expect_same_as_ldconfig(const std::function<void(const Tree&)>& build,
                              const std::vector<std::string>& folders) {
   ASSERT_EQ(::access("/sbin/ldconfig", X_OK), 0) << "the oracle needs the host's /sbin/ldconfig";
-  testing::TempDir tmp;
+  nvct::testing::TempDir tmp;
   Tree a{tmp / "oracle"}, b{tmp / "native"};
   build(a);
   build(b);
@@ -260,7 +260,7 @@ TEST(LdcacheOracle, LdSoConfIncludesCommentsAndOddLines) {
 }
 
 TEST(LdcacheScan, SymlinkedDirLeavingTheRootStaysInside) {
-  testing::TempDir tmp;
+  nvct::testing::TempDir tmp;
   Tree outside{tmp / "outside"}, t{tmp / "rootfs"};
   outside.lib("lib/libevil.so.1", spec("libevil.so.1"));
   debian_base(t);
@@ -274,7 +274,7 @@ TEST(LdcacheScan, SymlinkedDirLeavingTheRootStaysInside) {
 }
 
 TEST(LdcacheScan, LegacyHwcapDirectoryIsNotModelled) {
-  testing::TempDir tmp;
+  nvct::testing::TempDir tmp;
   Tree t{tmp / "rootfs"};
   debian_base(t);
   t.lib("usr/lib/x86_64-linux-gnu/tls/libfoo.so.1", spec("libfoo.so.1"));
@@ -286,7 +286,7 @@ TEST(LdcacheScan, LegacyHwcapDirectoryIsNotModelled) {
 }
 
 TEST(LdcacheScan, SelfIncludingConfigFailsWithTheFile) {
-  testing::TempDir tmp;
+  nvct::testing::TempDir tmp;
   Tree t{tmp / "rootfs"};
   debian_base(t);
   t.file("etc/ld.so.conf", "include /etc/ld.so.conf\n");
@@ -299,7 +299,7 @@ TEST(LdcacheScan, SelfIncludingConfigFailsWithTheFile) {
 }
 
 TEST(LdcacheWrite, CacheSymlinkedOutsideIsReplacedNotFollowed) {
-  testing::TempDir tmp;
+  nvct::testing::TempDir tmp;
   Tree t{tmp / "rootfs"};
   t.dir("etc");
   spit(tmp / "victim", "keep");
@@ -319,7 +319,7 @@ TEST(LdcacheWrite, CacheSymlinkedOutsideIsReplacedNotFollowed) {
 // Every writer must succeed, the cache must be one writer's complete content, and no temp file
 // may stay behind.
 TEST(LdcacheWrite, ConcurrentWritersInOneRootfsAllSucceed) {
-  testing::TempDir tmp;
+  nvct::testing::TempDir tmp;
   Tree t{tmp / "rootfs"};
   t.dir("etc");
   constexpr int kWriters = 6;
@@ -353,7 +353,7 @@ TEST(LdcacheWrite, ConcurrentWritersInOneRootfsAllSucceed) {
 }
 
 TEST(LdcacheWrite, StaleTempFileOfADeadWriterIsRemoved) {
-  testing::TempDir tmp;
+  nvct::testing::TempDir tmp;
   Tree t{tmp / "rootfs"};
   t.dir("etc");
   pid_t dead = ::fork();

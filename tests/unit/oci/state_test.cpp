@@ -9,7 +9,7 @@
 namespace nvct::oci {
 namespace {
 
-std::string fixture(const std::string& name) {
+std::string state_fixture(const std::string& name) {
   auto text = read_file(std::string(NVCT_SOURCE_DIR) + "/tests/data/oci/" + name);
   EXPECT_TRUE(text) << "missing fixture tests/data/oci/" << name;
   return text ? *text : std::string();
@@ -26,7 +26,7 @@ void expect_error(const std::string& json, const std::string& part) {
 
 TEST(State, ParsesRuncPrestartState) {
   // Observed runc 1.1.5 prestart stdin (spec/hook.md §7.2).
-  auto state = parse_state(fixture("state_prestart.json"));
+  auto state = parse_state(state_fixture("state_prestart.json"));
   ASSERT_TRUE(state) << state.error().message();
   EXPECT_EQ(state->oci_version, "1.0.2-dev");
   EXPECT_EQ(state->id, "ps3");

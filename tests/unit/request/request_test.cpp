@@ -42,8 +42,8 @@ TEST_P(VisibleDevicesTable, MatchesSpecRow) {
   EXPECT_EQ(req->is_gpu_container(), row.expected.has_value());
 }
 
-const std::vector<std::string> kNone = {""};
-const std::vector<std::string> kAll = {"all"};
+const std::vector<std::string> kListNone = {""};
+const std::vector<std::string> kListAll = {"all"};
 const std::string kSwarm = "DOCKER_RESOURCE_GPUS";
 
 SpecBuilder env(std::vector<std::string> e) { return SpecBuilder{std::move(e), {}, {}, false}; }
@@ -62,14 +62,14 @@ INSTANTIATE_TEST_SUITE_P(
         Row{"R03_VoidIsNotAGpuContainer", env({"NVIDIA_VISIBLE_DEVICES=void"}), "", true, false,
             std::nullopt},
         Row{"R04_NoneIsGpuContainerWithoutGpus", env({"NVIDIA_VISIBLE_DEVICES=none"}), "", true,
-            false, kNone},
+            false, kListNone},
         Row{"R05_UuidIsKept", env({"NVIDIA_VISIBLE_DEVICES=GPU-12345"}), "", true, false,
             std::vector<std::string>{"GPU-12345"}},
         Row{"R06_LegacyImageWithUuidKeepsUuid",
             env({"NVIDIA_VISIBLE_DEVICES=GPU-12345", "CUDA_VERSION=legacy"}), "", true, false,
             std::vector<std::string>{"GPU-12345"}},
         Row{"R07_LegacyImageWithoutVariableGetsAll", env({"CUDA_VERSION=legacy"}), "", true, false,
-            kAll},
+            kListAll},
         Row{"R08_SwarmVariableIgnoredWhenNotConfigured", env({"DOCKER_RESOURCE_GPUS=GPU-67890"}),
             "", true, false, std::nullopt},
         Row{"R09_EmptyNvdWithSwarmVariableNotConfigured",
@@ -77,19 +77,19 @@ INSTANTIATE_TEST_SUITE_P(
             std::nullopt},
         Row{"R10_NoneWithSwarmVariableNotConfigured",
             env({"NVIDIA_VISIBLE_DEVICES=none", "DOCKER_RESOURCE_GPUS=GPU-67890"}), "", true, false,
-            kNone},
+            kListNone},
         Row{"R11_NvdWinsWhenSwarmNotConfigured",
             env({"NVIDIA_VISIBLE_DEVICES=GPU-12345", "DOCKER_RESOURCE_GPUS=GPU-67890"}), "", true,
             false, std::vector<std::string>{"GPU-12345"}},
         Row{"R12_LegacyWithUnconfiguredSwarmVariableGetsAll",
-            env({"CUDA_VERSION=legacy", "DOCKER_RESOURCE_GPUS=GPU-67890"}), "", true, false, kAll},
+            env({"CUDA_VERSION=legacy", "DOCKER_RESOURCE_GPUS=GPU-67890"}), "", true, false, kListAll},
         Row{"R13_SwarmConfiguredEmptyEnv", env({}), kSwarm, true, false, std::nullopt},
         Row{"R14_SwarmConfiguredEmptyValue", env({"DOCKER_RESOURCE_GPUS="}), kSwarm, true, false,
             std::nullopt},
         Row{"R15_SwarmConfiguredVoid", env({"DOCKER_RESOURCE_GPUS=void"}), kSwarm, true, false,
             std::nullopt},
         Row{"R16_SwarmConfiguredNone", env({"DOCKER_RESOURCE_GPUS=none"}), kSwarm, true, false,
-            kNone},
+            kListNone},
         Row{"R17_SwarmConfiguredUuid", env({"DOCKER_RESOURCE_GPUS=GPU-12345"}), kSwarm, true, false,
             std::vector<std::string>{"GPU-12345"}},
         Row{"R17_SwarmConfiguredUuidLegacy",
@@ -168,7 +168,7 @@ TEST(VisibleDevices, LastOccurrenceOfEnvNameWins) {
 TEST(VisibleDevices, NoneBeforeAllMeansNoGpus) {
   auto req = from_spec(env({"NVIDIA_VISIBLE_DEVICES=none,all"}).build(), default_config());
   ASSERT_TRUE(req);
-  EXPECT_EQ(req->devices, kNone);
+  EXPECT_EQ(req->devices, kListNone);
 }
 
 TEST(VisibleDevices, LegacyRuleNeedsEmptyRequireCuda) {
@@ -180,7 +180,7 @@ TEST(VisibleDevices, LegacyRuleNeedsEmptyRequireCuda) {
   req = from_spec(env({"CUDA_VERSION=9.0", "NVIDIA_REQUIRE_CUDA="}).build(), default_config());
   ASSERT_TRUE(req);
   EXPECT_TRUE(req->is_legacy_image());
-  EXPECT_EQ(req->devices, kAll);
+  EXPECT_EQ(req->devices, kListAll);
 }
 
 TEST(VisibleDevices, PrivilegeGateLogsAWarning) {

@@ -13,14 +13,14 @@ namespace {
 using Devices = std::optional<std::vector<std::string>>;
 using Strings = std::vector<std::string>;
 
-struct ListRow {
+struct DevicesRow {
   const char* name;
   std::optional<std::string> value;
   bool legacy;
   Devices expected;
 };
 
-class DeviceList : public ::testing::TestWithParam<ListRow> {};
+class DeviceList : public ::testing::TestWithParam<DevicesRow> {};
 
 TEST_P(DeviceList, ParsesPerSpec) {
   EXPECT_EQ(parse_device_list(GetParam().value, GetParam().legacy), GetParam().expected);
@@ -29,23 +29,23 @@ TEST_P(DeviceList, ParsesPerSpec) {
 INSTANTIATE_TEST_SUITE_P(
     Rules, DeviceList,
     ::testing::Values(
-        ListRow{"UnsetModernIsNil", std::nullopt, false, std::nullopt},
-        ListRow{"UnsetLegacyIsAll", std::nullopt, true, Strings{"all"}},
-        ListRow{"EmptyLegacyIsNil", std::string(""), true, std::nullopt},
-        ListRow{"OnlySeparatorsIsNil", std::string(" , ,"), false, std::nullopt},
-        ListRow{"VoidAnywhereIsNil", std::string("0,void,1"), false, std::nullopt},
-        ListRow{"VoidBeatsAll", std::string("all,void"), false, std::nullopt},
-        ListRow{"ZeroNoneIsNone", std::string("0,none"), false, Strings{""}},
-        ListRow{"AllNoneIsAll", std::string("all,none"), false, Strings{"all"}},
-        ListRow{"NoneAllIsNone", std::string("none,all"), false, Strings{""}},
-        ListRow{"ItemsAreTrimmedEmptiesDropped", std::string(" 0 ,, GPU-1 ,"), false,
+        DevicesRow{"UnsetModernIsNil", std::nullopt, false, std::nullopt},
+        DevicesRow{"UnsetLegacyIsAll", std::nullopt, true, Strings{"all"}},
+        DevicesRow{"EmptyLegacyIsNil", std::string(""), true, std::nullopt},
+        DevicesRow{"OnlySeparatorsIsNil", std::string(" , ,"), false, std::nullopt},
+        DevicesRow{"VoidAnywhereIsNil", std::string("0,void,1"), false, std::nullopt},
+        DevicesRow{"VoidBeatsAll", std::string("all,void"), false, std::nullopt},
+        DevicesRow{"ZeroNoneIsNone", std::string("0,none"), false, Strings{""}},
+        DevicesRow{"AllNoneIsAll", std::string("all,none"), false, Strings{"all"}},
+        DevicesRow{"NoneAllIsNone", std::string("none,all"), false, Strings{""}},
+        DevicesRow{"ItemsAreTrimmedEmptiesDropped", std::string(" 0 ,, GPU-1 ,"), false,
                 Strings{"0", "GPU-1"}},
-        ListRow{"OrderPreserved", std::string("3,1,MIG-x,0:1,nvidia.com/gpu=2"), false,
+        DevicesRow{"OrderPreserved", std::string("3,1,MIG-x,0:1,nvidia.com/gpu=2"), false,
                 Strings{"3", "1", "MIG-x", "0:1", "nvidia.com/gpu=2"}},
-        ListRow{"DuplicatePairLeavesEmptyFirstSlot", std::string("0,0"), false, Strings{"", "0"}},
-        ListRow{"DuplicateKeepsLastSlot", std::string("0,1,0"), false, Strings{"", "1", "0"}},
-        ListRow{"ValuesAreCaseSensitive", std::string("ALL"), false, Strings{"ALL"}}),
-    [](const ::testing::TestParamInfo<ListRow>& p) { return std::string(p.param.name); });
+        DevicesRow{"DuplicatePairLeavesEmptyFirstSlot", std::string("0,0"), false, Strings{"", "0"}},
+        DevicesRow{"DuplicateKeepsLastSlot", std::string("0,1,0"), false, Strings{"", "1", "0"}},
+        DevicesRow{"ValuesAreCaseSensitive", std::string("ALL"), false, Strings{"ALL"}}),
+    [](const ::testing::TestParamInfo<DevicesRow>& p) { return std::string(p.param.name); });
 
 TEST(DeviceListValue, SwarmNamesAreTrimmedAndOnlyPresentOnesCount) {
   config::Config cfg;

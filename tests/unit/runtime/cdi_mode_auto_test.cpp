@@ -10,7 +10,7 @@
 namespace nvct::runtime {
 namespace {
 
-using Devices = std::optional<std::vector<std::string>>;
+using AutoDevices = std::optional<std::vector<std::string>>;
 
 PlatformFacts facts(bool nvml, bool dxcore, bool tegra_files, bool integrated_gpu) {
   PlatformFacts p;
@@ -25,7 +25,7 @@ PlatformFacts nvml() { return facts(true, false, false, false); }
 
 // The request the runtime builds for auto resolution (CDI annotations honoured, volume mounts
 // accepted), from env entries and device-list mounts.
-Devices request_devices(const std::vector<std::string>& env,
+AutoDevices request_devices(const std::vector<std::string>& env,
                         const std::vector<std::string>& mounts) {
   nlohmann::ordered_json spec = {{"ociVersion", "1.0.2"}};
   spec["process"]["env"] = env;
@@ -38,27 +38,27 @@ Devices request_devices(const std::vector<std::string>& env,
   cfg.accept_volume_mounts = true;
   auto r = request::from_spec(spec, cfg, request::FromSpecOptions{.cdi_mode = true});
   EXPECT_TRUE(r) << r.error().message();
-  return r ? r->devices : Devices{};
+  return r ? r->devices : AutoDevices{};
 }
 
 TEST(AutoMode, NoPlatformInfoIsJitCdi) {
-  EXPECT_EQ(resolve_auto_mode(Devices{{"0"}}, PlatformFacts{}), AutoMode::kJitCdi);
+  EXPECT_EQ(resolve_auto_mode(AutoDevices{{"0"}}, PlatformFacts{}), AutoMode::kJitCdi);
 }
 
 TEST(AutoMode, TegraFilesWithoutNvmlIsCsv) {
-  EXPECT_EQ(resolve_auto_mode(Devices{{"0"}}, facts(false, false, true, false)), AutoMode::kCsv);
+  EXPECT_EQ(resolve_auto_mode(AutoDevices{{"0"}}, facts(false, false, true, false)), AutoMode::kCsv);
 }
 
 TEST(AutoMode, IntegratedGpuIsCsvEvenWithNvml) {
-  EXPECT_EQ(resolve_auto_mode(Devices{{"0"}}, facts(true, false, false, true)), AutoMode::kCsv);
+  EXPECT_EQ(resolve_auto_mode(AutoDevices{{"0"}}, facts(true, false, false, true)), AutoMode::kCsv);
 }
 
 TEST(AutoMode, NvmlAndTegraFilesWithoutIgpuIsJitCdi) {
-  EXPECT_EQ(resolve_auto_mode(Devices{{"0"}}, facts(true, false, true, false)), AutoMode::kJitCdi);
+  EXPECT_EQ(resolve_auto_mode(AutoDevices{{"0"}}, facts(true, false, true, false)), AutoMode::kJitCdi);
 }
 
 TEST(AutoMode, WslDxcoreIsJitCdi) {
-  EXPECT_EQ(resolve_auto_mode(Devices{{"0"}}, facts(false, true, false, false)), AutoMode::kJitCdi);
+  EXPECT_EQ(resolve_auto_mode(AutoDevices{{"0"}}, facts(false, true, false, false)), AutoMode::kJitCdi);
 }
 
 TEST(AutoMode, EnvQualifiedAllIsCdi) {
@@ -98,15 +98,15 @@ TEST(AutoMode, CdiMountWinsOverEnvZero) {
 
 TEST(AutoMode, NotAGpuContainerFollowsThePlatform) {
   EXPECT_EQ(resolve_auto_mode(std::nullopt, nvml()), AutoMode::kJitCdi);
-  EXPECT_FALSE(only_qualified_cdi_devices(Devices{{""}}));
+  EXPECT_FALSE(only_qualified_cdi_devices(AutoDevices{{""}}));
 }
 
 TEST(AutoMode, DuplicateSlotsAreIgnored) {
-  EXPECT_TRUE(only_qualified_cdi_devices(Devices{{"", "nvidia.com/gpu=0"}}));
+  EXPECT_TRUE(only_qualified_cdi_devices(AutoDevices{{"", "nvidia.com/gpu=0"}}));
 }
 
 TEST(ProbePlatform, EmptyRootHasNoPlatform) {
-  testing::TempDir d;
+  nvct::testing::TempDir d;
   auto p = probe_platform(d.path());
   EXPECT_FALSE(p.nvml);
   EXPECT_FALSE(p.dxcore);
@@ -121,23 +121,23 @@ const std::string kElf = std::string(
                          std::string(57, '\0');
 
 TEST(ProbePlatform, NvmlInADefaultLibraryDirIsFound) {
-  testing::TempDir d;
+  nvct::testing::TempDir d;
   d.write("usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", kElf);
   d.write("usr/lib64/libnvidia-ml.so.1", kElf);
   EXPECT_TRUE(probe_platform(d.path()).nvml);
 }
 
 TEST(ProbePlatform, NonElfNvmlIsNotAPlatform) {
-  testing::TempDir d;
+  nvct::testing::TempDir d;
   d.write("usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", "not a library");
   EXPECT_FALSE(probe_platform(d.path()).nvml);
 }
 
 TEST(ProbePlatform, TegraReleaseFileAndSocFamily) {
-  testing::TempDir a;
+  nvct::testing::TempDir a;
   a.write("etc/nv_tegra_release", "# R35");
   EXPECT_TRUE(probe_platform(a.path()).tegra_files);
-  testing::TempDir b;
+  nvct::testing::TempDir b;
   b.write("sys/devices/soc0/family", "Tegra\n");
   EXPECT_TRUE(probe_platform(b.path()).tegra_files);
 }

@@ -80,7 +80,7 @@ class CdiMode : public ::testing::Test {
     dir_.write("cdi/nvidia.yaml", kSpec);
     cfg_.runtime.cdi.spec_dirs = {dir_ / "cdi"};
   }
-  testing::TempDir dir_;
+  nvct::testing::TempDir dir_;
   config::Config cfg_;
   FakeLookup lookup_;
 };

@@ -12,7 +12,7 @@ namespace nvct::runtime {
 namespace {
 
 // An ELF header is all the library locator's fallback checks (no ld.so.cache in these roots).
-const std::string kElf = std::string(
+const std::string kCudaElf = std::string(
                              "\x7f"
                              "ELF\x02\x01\x01",
                              7) +
@@ -26,8 +26,8 @@ std::string write_helper(const nvct::testing::TempDir& dir, const std::string& b
 
 TEST(FindLibcuda, FoundInADefaultLibraryDirectory) {
   nvct::testing::TempDir root;
-  root.write("usr/lib/x86_64-linux-gnu/libcuda.so.1", kElf);
-  root.write("usr/lib64/libcuda.so.1", kElf);
+  root.write("usr/lib/x86_64-linux-gnu/libcuda.so.1", kCudaElf);
+  root.write("usr/lib64/libcuda.so.1", kCudaElf);
   auto path = find_libcuda(root.path());
   ASSERT_TRUE(path) << path.error().message();
   EXPECT_NE(path->find("libcuda.so.1"), std::string::npos) << *path;
@@ -45,8 +45,8 @@ TEST(FindLibcuda, MissingNamesTheLibraryAndTheRoot) {
 
 TEST(HelperCudaFactsQuery, RunsTheHelperWithQueryCudaAndDecodesItsReply) {
   nvct::testing::TempDir root, bin;
-  root.write("usr/lib/x86_64-linux-gnu/libcuda.so.1", kElf);
-  root.write("usr/lib64/libcuda.so.1", kElf);
+  root.write("usr/lib/x86_64-linux-gnu/libcuda.so.1", kCudaElf);
+  root.write("usr/lib64/libcuda.so.1", kCudaElf);
   const std::string args_file = bin / "args";
   write_helper(bin, "echo \"$@\" > " + args_file +
                         "\necho '{\"cuda\":{\"driver_version\":12060,\"device0_arch\":\"8.7\"}}'");
@@ -61,8 +61,8 @@ TEST(HelperCudaFactsQuery, RunsTheHelperWithQueryCudaAndDecodesItsReply) {
 
 TEST(HelperCudaFactsQuery, HelperErrorIsReturned) {
   nvct::testing::TempDir root, bin;
-  root.write("usr/lib/x86_64-linux-gnu/libcuda.so.1", kElf);
-  root.write("usr/lib64/libcuda.so.1", kElf);
+  root.write("usr/lib/x86_64-linux-gnu/libcuda.so.1", kCudaElf);
+  root.write("usr/lib64/libcuda.so.1", kCudaElf);
   write_helper(bin, "echo '{\"error\":\"cuDriverGetVersion failed: CUDA error 3\"}'; exit 1");
   auto facts = helper_cuda_facts_query({bin.path()})(root.path());
   ASSERT_FALSE(facts);
@@ -78,8 +78,8 @@ TEST(HelperCudaFactsQuery, NoLibcudaFailsBeforeLookingForTheHelper) {
 
 TEST(HelperCudaFactsQuery, MissingHelperIsAnError) {
   nvct::testing::TempDir root, bin;
-  root.write("usr/lib/x86_64-linux-gnu/libcuda.so.1", kElf);
-  root.write("usr/lib64/libcuda.so.1", kElf);
+  root.write("usr/lib/x86_64-linux-gnu/libcuda.so.1", kCudaElf);
+  root.write("usr/lib64/libcuda.so.1", kCudaElf);
   auto facts = helper_cuda_facts_query({bin.path()})(root.path());
   ASSERT_FALSE(facts);
   EXPECT_NE(facts.error().message().find("no usable NVML helper"), std::string::npos);

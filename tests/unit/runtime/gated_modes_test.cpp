@@ -12,7 +12,7 @@ namespace {
 
 using Ids = std::vector<std::string>;
 
-request::Request gpu_request(request::Environment env, Ids devices = {"0"}) {
+request::Request gated_request(request::Environment env, Ids devices = {"0"}) {
   request::Request r;
   r.devices = std::move(devices);
   r.env = std::move(env);
@@ -27,16 +27,16 @@ TEST(GatedModes, EachVariableEnabledAddsItsMode) {
   for (const Row& row :
        {Row{"NVIDIA_GDS", "mode=gds"}, Row{"NVIDIA_MOFED", "mode=mofed"},
         Row{"NVIDIA_GDRCOPY", "mode=gdrcopy"}, Row{"NVIDIA_NVSWITCH", "mode=nvswitch"}})
-    EXPECT_EQ(gated_mode_ids(gpu_request({{row.env, "enabled"}})), Ids{row.id}) << row.env;
+    EXPECT_EQ(gated_mode_ids(gated_request({{row.env, "enabled"}})), Ids{row.id}) << row.env;
 }
 
 TEST(GatedModes, OnlyTheExactValueEnabledCounts) {
   for (const char* v : {"Enabled", "true", "1", "enabled ", ""})
-    EXPECT_TRUE(gated_mode_ids(gpu_request({{"NVIDIA_GDS", v}})).empty()) << v;
+    EXPECT_TRUE(gated_mode_ids(gated_request({{"NVIDIA_GDS", v}})).empty()) << v;
 }
 
 TEST(GatedModes, AllFourInFixedOrder) {
-  auto ids = gated_mode_ids(gpu_request({{"NVIDIA_NVSWITCH", "enabled"},
+  auto ids = gated_mode_ids(gated_request({{"NVIDIA_NVSWITCH", "enabled"},
                                          {"NVIDIA_GDRCOPY", "enabled"},
                                          {"NVIDIA_MOFED", "enabled"},
                                          {"NVIDIA_GDS", "enabled"}}));
@@ -47,7 +47,7 @@ TEST(GatedModes, NoDeviceRequestedMeansNoOp) {
   request::Request none_requested;
   none_requested.env = {{"NVIDIA_GDS", "enabled"}};
   EXPECT_TRUE(gated_mode_ids(none_requested).empty());
-  EXPECT_TRUE(gated_mode_ids(gpu_request({{"NVIDIA_GDS", "enabled"}}, {""})).empty());
+  EXPECT_TRUE(gated_mode_ids(gated_request({{"NVIDIA_GDS", "enabled"}}, {""})).empty());
 }
 
 class GatedHost : public ::testing::Test {
@@ -81,7 +81,7 @@ TEST_F(GatedHost, LegacyModifierAddsTheNodesToTheOciSpec) {
   node("/dev/gdrdrv", 508, 0);
   nlohmann::ordered_json oci = {{"ociVersion", "1.0.2"}, {"process", {{"env", {"A=b"}}}}};
   auto r =
-      apply_legacy_gated_modes(oci, gpu_request({{"NVIDIA_GDRCOPY", "enabled"}}), cfg_, lookup_);
+      apply_legacy_gated_modes(oci, gated_request({{"NVIDIA_GDRCOPY", "enabled"}}), cfg_, lookup_);
   ASSERT_TRUE(r) << r.error().message();
   EXPECT_TRUE(*r);
   ASSERT_TRUE(oci.contains("linux"));
@@ -92,7 +92,7 @@ TEST_F(GatedHost, LegacyModifierAddsTheNodesToTheOciSpec) {
 TEST_F(GatedHost, LegacyModifierWithoutVariablesChangesNothing) {
   nlohmann::ordered_json oci = {{"ociVersion", "1.0.2"}};
   auto before = oci;
-  auto r = apply_legacy_gated_modes(oci, gpu_request({}), cfg_, lookup_);
+  auto r = apply_legacy_gated_modes(oci, gated_request({}), cfg_, lookup_);
   ASSERT_TRUE(r);
   EXPECT_FALSE(*r);
   EXPECT_EQ(oci, before);
@@ -100,7 +100,7 @@ TEST_F(GatedHost, LegacyModifierWithoutVariablesChangesNothing) {
 
 TEST_F(GatedHost, LegacyModifierFailsWhenTheHostLacksTheDevices) {
   nlohmann::ordered_json oci = {{"ociVersion", "1.0.2"}};
-  auto r = apply_legacy_gated_modes(oci, gpu_request({{"NVIDIA_MOFED", "enabled"}}), cfg_, lookup_);
+  auto r = apply_legacy_gated_modes(oci, gated_request({{"NVIDIA_MOFED", "enabled"}}), cfg_, lookup_);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message().find("feature-gated"), std::string::npos);
 }

@@ -14,7 +14,7 @@ namespace {
 using nlohmann::ordered_json;
 using nvct::testing::TempDir;
 
-request::Request gpu_request(std::vector<std::string> devices, std::string caps) {
+request::Request graphics_request(std::vector<std::string> devices, std::string caps) {
   request::Request req;
   req.devices = std::move(devices);
   if (caps != "<unset>") req.env["NVIDIA_DRIVER_CAPABILITIES"] = caps;
@@ -40,7 +40,7 @@ TEST(WantsGraphics, RawCapabilitiesWithAGpuRequest) {
       {std::vector<std::string>{"GPU-x"}, "compute,all", true},
   };
   for (const auto& row : rows) {
-    request::Request req = gpu_request(row.devices.value_or(std::vector<std::string>{}), row.caps);
+    request::Request req = graphics_request(row.devices.value_or(std::vector<std::string>{}), row.caps);
     req.devices = row.devices;
     EXPECT_EQ(wants_graphics(req), row.want) << "caps '" << row.caps << "'";
   }
@@ -79,7 +79,7 @@ class GraphicsModifierTest : public ::testing::Test {
     return out;
   }
   Result<bool> add(ordered_json& spec, std::vector<std::string> devices, std::string caps) {
-    return add_graphics(spec, gpu_request(std::move(devices), std::move(caps)), cfg_, "");
+    return add_graphics(spec, graphics_request(std::move(devices), std::move(caps)), cfg_, "");
   }
 
   TempDir dir_;

@@ -11,12 +11,12 @@ namespace {
 using nlohmann::ordered_json;
 using nvct::testing::TempDir;
 
-const std::string kHook = "/usr/bin/nvidia-container-runtime-hook";
+const std::string kModifierHook = "/usr/bin/nvidia-container-runtime-hook";
 
 ModifierOptions legacy() {
   ModifierOptions options;
   options.mode = Mode::kLegacy;
-  options.hook_path = kHook;
+  options.hook_path = kModifierHook;
   return options;
 }
 
@@ -105,7 +105,7 @@ TEST_F(ModifyBundle, GpuRequestRewritesWithOneHookKeepingModeAndFields) {
   auto text = dir_.read("config.json");
   auto spec = ordered_json::parse(text);
   EXPECT_EQ(prestart_count(spec), 1u);
-  EXPECT_EQ(spec["hooks"]["prestart"][0]["path"], kHook);
+  EXPECT_EQ(spec["hooks"]["prestart"][0]["path"], kModifierHook);
   EXPECT_EQ(spec["x-vendor"]["keep"], true);
   EXPECT_NE(text.find("18446744073709551615"), std::string::npos);
   EXPECT_EQ(spec.begin().key(), "ociVersion");

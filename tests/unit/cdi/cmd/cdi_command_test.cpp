@@ -21,16 +21,16 @@ const char* kSpec =
 class CdiCommand : public ::testing::Test {
  protected:
   void SetUp() override {
-    sink_ = std::make_shared<testing::MemorySink>();
+    sink_ = std::make_shared<nvct::testing::MemorySink>();
     log::set_sink(sink_);
     log::set_level(log::Level::kDebug);
   }
   void TearDown() override { log::set_sink(nullptr); }
-  std::shared_ptr<testing::MemorySink> sink_;
+  std::shared_ptr<nvct::testing::MemorySink> sink_;
 };
 
 TEST_F(CdiCommand, ListPrintsQualifiedNamesAndLogsTheCount) {
-  testing::TempDir d;
+  nvct::testing::TempDir d;
   d.write("etc/nvidia.yaml", kSpec);
   d.write("run/bad.yaml", "cdiVersion: [\n");
   std::string out = run_cdi_list({d / "etc", d / "run"});
@@ -44,13 +44,13 @@ TEST_F(CdiCommand, ListPrintsQualifiedNamesAndLogsTheCount) {
 }
 
 TEST_F(CdiCommand, ListOfEmptyDirsPrintsNothing) {
-  testing::TempDir d;
+  nvct::testing::TempDir d;
   EXPECT_EQ(run_cdi_list({d / "none"}), "");
   EXPECT_TRUE(sink_->contains("Found 0 CDI devices"));
 }
 
 TEST_F(CdiCommand, ListFlagDefaultsAndEnvironment) {
-  testing::TempDir d;
+  nvct::testing::TempDir d;
   d.write("a/x.yaml", kSpec);
   CLI::App app;
   GlobalOptions globals;
@@ -73,7 +73,7 @@ TEST_F(CdiCommand, TransformRootFromStdinToYaml) {
 }
 
 TEST_F(CdiCommand, TransformRootContainerSideFromFileToJson) {
-  testing::TempDir d;
+  nvct::testing::TempDir d;
   TransformRootOptions o;
   o.from = "/driver";
   o.to = "/ctr";

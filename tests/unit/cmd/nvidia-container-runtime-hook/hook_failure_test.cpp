@@ -22,7 +22,7 @@ TEST(HookFailure, LogTextNamesTheContainerWhenKnown) {
 }
 
 TEST(HookFailure, ReporterPrintsOneLineAndLogsItWithTheContainer) {
-  auto sink = std::make_shared<testing::MemorySink>();
+  auto sink = std::make_shared<nvct::testing::MemorySink>();
   log::set_sink(sink);
   log::set_level(log::Level::kDebug);
   std::string printed;

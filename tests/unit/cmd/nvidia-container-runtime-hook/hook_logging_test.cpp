@@ -17,7 +17,7 @@ class HookLogging : public ::testing::Test {
     log::set_sink(nullptr);
     log::set_level(log::Level::kInfo);
   }
-  testing::TempDir dir_;
+  nvct::testing::TempDir dir_;
 };
 
 TEST_F(HookLogging, ConfiguredDebugFileReceivesTheLog) {

@@ -85,17 +85,17 @@ TEST(HookMode, SkipModeDetectionChecksAndPrintsNothing) {
 }
 
 TEST(HookMode, ProbeFindsNvmlUnderTheDriverRoot) {
-  testing::TempDir root;
+  nvct::testing::TempDir root;
   EXPECT_FALSE(probe_platform(root.path()).nvml);
   root.write("usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", "");
   EXPECT_TRUE(probe_platform(root.path()).nvml);
 }
 
 TEST(HookMode, ProbeLooksInEveryLibraryDirectory) {
-  testing::TempDir root;
+  nvct::testing::TempDir root;
   root.write("usr/lib64/libnvidia-ml.so.1", "");
   EXPECT_TRUE(probe_platform(root.path()).nvml);
-  testing::TempDir other;
+  nvct::testing::TempDir other;
   other.write("usr/lib/aarch64-linux-gnu/libnvidia-ml.so.1", "");
   EXPECT_TRUE(probe_platform(other.path() + "/").nvml);
 }

@@ -12,7 +12,7 @@ namespace nvct::hook {
 namespace {
 
 using nlohmann::ordered_json;
-using testing::TempDir;
+using nvct::testing::TempDir;
 
 // A bundle with config.json, a fake configure job and a recorded stderr.
 class Prestart : public ::testing::Test {
@@ -128,7 +128,7 @@ TEST_F(Prestart, ConfigureFailureIsPrintedWithTheCliPrefix) {
 
 // issue 16: the line runc passes on to the engine is also in the hook's log, with the container.
 TEST_F(Prestart, FailureIsLoggedWithTheContainerIdAndBundle) {
-  auto sink = std::make_shared<testing::MemorySink>();
+  auto sink = std::make_shared<nvct::testing::MemorySink>();
   log::set_sink(sink);
   log::set_level(log::Level::kDebug);
   write_spec({"NVIDIA_VISIBLE_DEVICES=7"});
