@@ -116,7 +116,16 @@ peers_report() {
 peers_enter() {
   local script="$1"
   shift
-  [ -n "${CONFORMANCE_INNER:-}" ] && return 0
+  if [ -n "${CONFORMANCE_INNER:-}" ]; then
+    # The test's directory is a tmpfs of its own namespace: each case copies a rootfs and removes
+    # it, and on the CI VM's ext4 /tmp creating and deleting those inodes was most of the system
+    # time (conformance_hook on an idle machine: 67.6 CPU-s and 65 s on ext4, 42.4 CPU-s and 38 s
+    # on tmpfs). Both tools see the same filesystem. Unmounted last, before the directory goes.
+    mount -t tmpfs -o mode=0700 nvct-conformance "$E2E_TMP" ||
+      e2e_die "cannot mount a tmpfs on $E2E_TMP in the test's mount namespace"
+    E2E_CLEANUPS=("umount -l '$E2E_TMP'" "${E2E_CLEANUPS[@]}")
+    return 0
+  fi
   rm -rf "$E2E_TMP" # exec drops the EXIT trap; the inner run makes its own
   exec unshare -m --propagation private env CONFORMANCE_INNER=1 bash "$script" "$@"
 }
