@@ -13,4 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 bash "$NVCT_SOURCE_DIR/tests/mock-driver/make-driver-root.sh" --build-dir "$NVCT_BUILD_DIR" \
   --topology "$NVCT_SOURCE_DIR/tests/mock-driver/topologies/eight-gpus.conf" --out "$tmp/root" \
   >"$tmp/make.log" 2>&1 || { echo "FATAL: make-driver-root.sh failed:" >&2; tail -5 "$tmp/make.log" >&2; exit 1; }
-exec "$bench" --root "$tmp/root" --cli "$cli"
+# Not exec: the EXIT trap must still remove the root (an exec left one behind per run).
+rc=0
+"$bench" --root "$tmp/root" --cli "$cli" || rc=$?
+exit "$rc"

@@ -53,4 +53,5 @@ export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=1:allocator_m
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export NVCT_HOSTILE_BIN_DIR="$bin"
 export NVCT_HOSTILE_CASE_TIMEOUT="${NVCT_HOSTILE_CASE_TIMEOUT:-30}"
+rm -rf "$E2E_TMP" # exec drops the EXIT trap (it left the build logs behind); the table makes its own
 exec bash "$(dirname "$0")/hostile_inputs.sh"
