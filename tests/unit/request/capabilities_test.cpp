@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "request_with_env.hpp"
+
 #include <string>
 #include <vector>
 
@@ -28,34 +30,28 @@ INSTANTIATE_TEST_SUITE_P(SpecRows, CapabilityList,
                                            ListRow{"cap0,,cap1", {"cap0", "cap1"}},
                                            ListRow{"cap1,cap0,cap3", {"cap0", "cap1", "cap3"}}));
 
-Request with_env(Environment env) {
-  Request req;
-  req.env = std::move(env);
-  return req;
-}
-
 TEST(DriverCapabilities, ModernUnsetGetsComputeUtility) {
-  auto caps = driver_capabilities(with_env({}), config::Config{});
+  auto caps = driver_capabilities(testing::with_env({}), config::Config{});
   ASSERT_TRUE(caps) << caps.error().message();
   EXPECT_EQ(*caps, (Strings{"compute", "utility"}));
 }
 
 TEST(DriverCapabilities, LegacyUnsetGetsAllSupported) {
-  auto caps = driver_capabilities(with_env({{"CUDA_VERSION", "9.0"}}), config::Config{});
+  auto caps = driver_capabilities(testing::with_env({{"CUDA_VERSION", "9.0"}}), config::Config{});
   ASSERT_TRUE(caps) << caps.error().message();
   EXPECT_EQ(*caps, parse_capability_list(kAllCapabilities));
 }
 
 TEST(DriverCapabilities, AllAmongOtherItemsMeansAll) {
-  auto caps =
-      driver_capabilities(with_env({{kDriverCapabilitiesEnv, "compute,all"}}), config::Config{});
+  auto caps = driver_capabilities(testing::with_env({{kDriverCapabilitiesEnv, "compute,all"}}),
+                                  config::Config{});
   ASSERT_TRUE(caps) << caps.error().message();
   EXPECT_EQ(caps->size(), 7u);
 }
 
 TEST(DriverCapabilities, UnknownCapabilityFails) {
-  auto caps =
-      driver_capabilities(with_env({{kDriverCapabilitiesEnv, "compute,bogus"}}), config::Config{});
+  auto caps = driver_capabilities(testing::with_env({{kDriverCapabilitiesEnv, "compute,bogus"}}),
+                                  config::Config{});
   ASSERT_FALSE(caps);
   EXPECT_EQ(caps.error().message(),
             "unsupported capabilities found in 'compute,bogus' (allowed "
@@ -80,14 +76,16 @@ TEST(SupportedCapabilities, UnknownNameFails) {
 }
 
 TEST(RawCapabilities, RuntimeReadsRawWithoutDefaults) {
-  EXPECT_FALSE(requests_capability(with_env({}), "compute"));
-  EXPECT_FALSE(requests_capability(with_env({{kDriverCapabilitiesEnv, ""}}), "utility"));
-  EXPECT_TRUE(requests_capability(with_env({{kDriverCapabilitiesEnv, "all"}}), "graphics"));
+  EXPECT_FALSE(requests_capability(testing::with_env({}), "compute"));
+  EXPECT_FALSE(requests_capability(testing::with_env({{kDriverCapabilitiesEnv, ""}}), "utility"));
   EXPECT_TRUE(
-      requests_capability(with_env({{kDriverCapabilitiesEnv, "compute, graphics"}}), "graphics"));
-  EXPECT_FALSE(requests_capability(with_env({{kDriverCapabilitiesEnv, "compute"}}), "display"));
+      requests_capability(testing::with_env({{kDriverCapabilitiesEnv, "all"}}), "graphics"));
+  EXPECT_TRUE(requests_capability(
+      testing::with_env({{kDriverCapabilitiesEnv, "compute, graphics"}}), "graphics"));
+  EXPECT_FALSE(
+      requests_capability(testing::with_env({{kDriverCapabilitiesEnv, "compute"}}), "display"));
   // A legacy image gets all capabilities from the hook, but the raw view has no defaults.
-  EXPECT_FALSE(requests_capability(with_env({{"CUDA_VERSION", "9.0"}}), "graphics"));
+  EXPECT_FALSE(requests_capability(testing::with_env({{"CUDA_VERSION", "9.0"}}), "graphics"));
 }
 
 }  // namespace

@@ -3,36 +3,32 @@
 
 #include <gtest/gtest.h>
 
+#include "request_with_env.hpp"
+
 #include "nvct/request/requirements.hpp"
 
 namespace nvct::request {
 namespace {
 
-Request feature_request(Environment env) {
-  Request req;
-  req.env = std::move(env);
-  return req;
-}
-
 TEST(FeatureVariables, GatedDeviceSetsNeedExactlyEnabled) {
-  auto req = feature_request({{"NVIDIA_GDS", "enabled"},
-                       {"NVIDIA_MOFED", "Enabled"},
-                       {"NVIDIA_GDRCOPY", "true"},
-                       {"NVIDIA_NVSWITCH", "enabled"}});
+  auto req = testing::with_env({{"NVIDIA_GDS", "enabled"},
+                                {"NVIDIA_MOFED", "Enabled"},
+                                {"NVIDIA_GDRCOPY", "true"},
+                                {"NVIDIA_NVSWITCH", "enabled"}});
   EXPECT_EQ(gated_device_modes(req), (std::vector<std::string>{"gds", "nvswitch"}));
-  req = feature_request({{"NVIDIA_MOFED", "enabled"}, {"NVIDIA_GDRCOPY", "enabled"}});
+  req = testing::with_env({{"NVIDIA_MOFED", "enabled"}, {"NVIDIA_GDRCOPY", "enabled"}});
   EXPECT_EQ(gated_device_modes(req), (std::vector<std::string>{"mofed", "gdrcopy"}));
-  EXPECT_TRUE(gated_device_modes(feature_request({{"NVIDIA_GDS", "enabled "}})).empty());
+  EXPECT_TRUE(gated_device_modes(testing::with_env({{"NVIDIA_GDS", "enabled "}})).empty());
 }
 
 TEST(FeatureVariables, JetpackCsvMountsAllIsNotARequirement) {
-  auto req = feature_request({{"NVIDIA_REQUIRE_JETPACK", "csv-mounts=all"},
-                       {"NVIDIA_REQUIRE_JETPACK_HOST_MOUNTS", "base-only"}});
+  auto req = testing::with_env({{"NVIDIA_REQUIRE_JETPACK", "csv-mounts=all"},
+                                {"NVIDIA_REQUIRE_JETPACK_HOST_MOUNTS", "base-only"}});
   EXPECT_TRUE(csv_mounts_all(req));
   auto reqs = requirements(req, config::Config{});
   ASSERT_TRUE(reqs);
   EXPECT_TRUE(reqs->empty());
-  EXPECT_FALSE(csv_mounts_all(feature_request({{"NVIDIA_REQUIRE_JETPACK", "csv-mounts=base"}})));
+  EXPECT_FALSE(csv_mounts_all(testing::with_env({{"NVIDIA_REQUIRE_JETPACK", "csv-mounts=base"}})));
 }
 
 }  // namespace

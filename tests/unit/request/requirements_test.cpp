@@ -3,45 +3,41 @@
 
 #include <gtest/gtest.h>
 
+#include "request_with_env.hpp"
+
 #include <string>
 #include <vector>
 
 namespace nvct::request {
 namespace {
 
-Request requirements_request(Environment env) {
-  Request req;
-  req.env = std::move(env);
-  return req;
-}
-
 TEST(Requirements, R54_JetpackVariablesAreNotRequirements) {
-  auto reqs = requirements(requirements_request({{"NVIDIA_REQUIRE_JETPACK", "csv-mounts=all"},
-                                     {"NVIDIA_REQUIRE_JETPACK_HOST_MOUNTS", "base-only"}}),
+  auto reqs = requirements(testing::with_env({{"NVIDIA_REQUIRE_JETPACK", "csv-mounts=all"},
+                                              {"NVIDIA_REQUIRE_JETPACK_HOST_MOUNTS", "base-only"}}),
                            config::Config{});
   ASSERT_TRUE(reqs) << reqs.error().message();
   EXPECT_TRUE(reqs->empty());
 }
 
 TEST(Requirements, R55_LegacyCudaVersionBecomesCudaRequirement) {
-  auto reqs = requirements(requirements_request({{"CUDA_VERSION", "11.6"}}), config::Config{});
+  auto reqs = requirements(testing::with_env({{"CUDA_VERSION", "11.6"}}), config::Config{});
   ASSERT_TRUE(reqs) << reqs.error().message();
   EXPECT_EQ(*reqs, (std::vector<std::string>{"cuda>=11.6"}));
 }
 
 TEST(Requirements, R39_RequireVariablesFollowTheLegacyCudaRequirement) {
-  auto reqs = requirements(requirements_request({{"CUDA_VERSION", "9.0"},
-                                     {"NVIDIA_REQUIRE_REQ1", "req1=false"},
-                                     {"NVIDIA_REQUIRE_REQ0", "req0=true"}}),
+  auto reqs = requirements(testing::with_env({{"CUDA_VERSION", "9.0"},
+                                              {"NVIDIA_REQUIRE_REQ1", "req1=false"},
+                                              {"NVIDIA_REQUIRE_REQ0", "req0=true"}}),
                            config::Config{});
   ASSERT_TRUE(reqs) << reqs.error().message();
   EXPECT_EQ(*reqs, (std::vector<std::string>{"cuda>=9.0", "req0=true", "req1=false"}));
 }
 
 TEST(Requirements, R40_DisableRequireEnvDropsEverything) {
-  auto reqs = requirements(requirements_request({{"CUDA_VERSION", "9.0"},
-                                     {"NVIDIA_REQUIRE_REQ0", "req0=true"},
-                                     {"NVIDIA_DISABLE_REQUIRE", "true"}}),
+  auto reqs = requirements(testing::with_env({{"CUDA_VERSION", "9.0"},
+                                              {"NVIDIA_REQUIRE_REQ0", "req0=true"},
+                                              {"NVIDIA_DISABLE_REQUIRE", "true"}}),
                            config::Config{});
   ASSERT_TRUE(reqs) << reqs.error().message();
   EXPECT_TRUE(reqs->empty());
@@ -50,15 +46,15 @@ TEST(Requirements, R40_DisableRequireEnvDropsEverything) {
 TEST(Requirements, ConfigDisableRequireDropsEverything) {
   config::Config cfg;
   cfg.disable_require = true;
-  auto reqs = requirements(requirements_request({{"NVIDIA_REQUIRE_CUDA", "cuda>=12.0"}}), cfg);
+  auto reqs = requirements(testing::with_env({{"NVIDIA_REQUIRE_CUDA", "cuda>=12.0"}}), cfg);
   ASSERT_TRUE(reqs) << reqs.error().message();
   EXPECT_TRUE(reqs->empty());
 }
 
 TEST(Requirements, DisableRequireWithSuffixSIsNotTheVariable) {
-  auto reqs = requirements(
-      requirements_request({{"NVIDIA_REQUIRE_CUDA", "cuda>=12.0"}, {"NVIDIA_DISABLE_REQUIRES", "true"}}),
-      config::Config{});
+  auto reqs = requirements(testing::with_env({{"NVIDIA_REQUIRE_CUDA", "cuda>=12.0"},
+                                              {"NVIDIA_DISABLE_REQUIRES", "true"}}),
+                           config::Config{});
   ASSERT_TRUE(reqs) << reqs.error().message();
   EXPECT_EQ(*reqs, (std::vector<std::string>{"cuda>=12.0"}));
 }
@@ -66,7 +62,7 @@ TEST(Requirements, DisableRequireWithSuffixSIsNotTheVariable) {
 TEST(Requirements, NonBoolDisableRequireIsFalse) {
   for (const char* v : {"yes", "on", "TRUE ", "tRuE", "", "2"}) {
     auto reqs = requirements(
-        requirements_request({{"NVIDIA_REQUIRE_CUDA", "cuda>=12.0"}, {"NVIDIA_DISABLE_REQUIRE", v}}),
+        testing::with_env({{"NVIDIA_REQUIRE_CUDA", "cuda>=12.0"}, {"NVIDIA_DISABLE_REQUIRE", v}}),
         config::Config{});
     ASSERT_TRUE(reqs);
     EXPECT_EQ(reqs->size(), 1u) << "NVIDIA_DISABLE_REQUIRE=" << v;
@@ -74,22 +70,23 @@ TEST(Requirements, NonBoolDisableRequireIsFalse) {
 }
 
 TEST(Requirements, ModernImageDoesNotAddCudaVersion) {
-  auto reqs = requirements(
-      requirements_request({{"CUDA_VERSION", "12.4.1"}, {"NVIDIA_REQUIRE_CUDA", "cuda>=12.4 brand=tesla"}}),
-      config::Config{});
+  auto reqs = requirements(testing::with_env({{"CUDA_VERSION", "12.4.1"},
+                                              {"NVIDIA_REQUIRE_CUDA", "cuda>=12.4 brand=tesla"}}),
+                           config::Config{});
   ASSERT_TRUE(reqs) << reqs.error().message();
   EXPECT_EQ(*reqs, (std::vector<std::string>{"cuda>=12.4 brand=tesla"}));
 }
 
 TEST(Requirements, InvalidCudaVersionIsIgnoredWhenRequireIsDisabled) {
-  auto reqs = requirements(requirements_request({{"CUDA_VERSION", "foo"}, {"NVIDIA_DISABLE_REQUIRE", "1"}}),
-                           config::Config{});
+  auto reqs =
+      requirements(testing::with_env({{"CUDA_VERSION", "foo"}, {"NVIDIA_DISABLE_REQUIRE", "1"}}),
+                   config::Config{});
   ASSERT_TRUE(reqs) << reqs.error().message();
   EXPECT_TRUE(reqs->empty());
 }
 
 TEST(Requirements, EmptyRequireValueRequiresNothing) {
-  auto reqs = requirements(requirements_request({{"NVIDIA_REQUIRE_ARCH", ""}}), config::Config{});
+  auto reqs = requirements(testing::with_env({{"NVIDIA_REQUIRE_ARCH", ""}}), config::Config{});
   ASSERT_TRUE(reqs) << reqs.error().message();
   EXPECT_TRUE(reqs->empty());
 }
@@ -141,7 +138,7 @@ TEST_P(CudaVersionInvalid, R57_IsAnError) {
   auto r = cuda_major_minor(GetParam());
   ASSERT_FALSE(r) << "parsed as " << *r;
   EXPECT_NE(r.error().message().find("invalid CUDA_VERSION"), std::string::npos);
-  auto reqs = requirements(requirements_request({{"CUDA_VERSION", GetParam()}}), config::Config{});
+  auto reqs = requirements(testing::with_env({{"CUDA_VERSION", GetParam()}}), config::Config{});
   EXPECT_FALSE(reqs) << "a legacy image with this CUDA_VERSION must fail the hook";
 }
 
