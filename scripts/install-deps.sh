@@ -12,6 +12,8 @@ packages=(
   iproute2 procps util-linux kmod jq python3 python3-yaml e2fsprogs
   # security_*: the exec-site and environment tests trace the hooks
   strace
+  # security_hostile_inputs_asan: the table against a clang ASan + UBSan build (the fuzz preset's)
+  clang libclang-rt-14-dev
   debhelper dpkg-dev rpm lintian help2man fakeroot ccache
   mmdebstrap apt-utils
   # e2e_runc_bats: runc's own bats suite (Debian's runc source) and its Go helper programs

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # The hostile-input table (hostile_inputs.sh) against binaries built with AddressSanitizer and
-# UBSan (issue 18): NVCT_SANITIZE=ON, the flags of the `asan` and `fuzz` presets, here with the
-# default compiler (g++: its sanitizer runtimes come with Debian's g++, so CI needs no clang),
-# without the tests. A row fails on any sanitizer report (hostile_inputs.sh looks for
-# "AddressSanitizer" and "runtime error:"), and UBSan stops at the first error.
+# UBSan (issue 18): NVCT_SANITIZE=ON with clang, the compiler and sanitizers of the `fuzz` preset
+# (Debian's clang and libclang-rt-14-dev, from scripts/install-deps.sh). A row fails on any
+# sanitizer report (hostile_inputs.sh looks for "AddressSanitizer" and "runtime error:"), and
+# UBSan stops at the first error.
 #
 # CTest test security_hostile_inputs_asan (label security), in every CI run. The build is -O0
-# -g1: ASan and UBSan check the same at -O0 (nothing is optimised away), and the six programs
-# and every library they link compile in about 8 CPU-minutes instead of 19 at -O1 -g1. One unity
-# unit per library (CMAKE_UNITY_BUILD_BATCH_SIZE=0, 20% less CPU than the default 8 files per
-# unit): two files of a library with file-local helpers of the same name break this build first.
+# -g1: ASan and UBSan check the same at -O0 (nothing is optimised away), and -O1 took more than
+# twice the CPU. One unity unit per library (CMAKE_UNITY_BUILD_BATCH_SIZE=0, 20% less CPU than
+# the default 8 files per unit): two files of a library with file-local helpers of the same name
+# break this build first. clang, not g++: with both sanitizers at -O0, g++ took 34.7 CPU-s for
+# nvct_cdi's unit and clang 19.2, and the whole build is the longest step of a CI run's tests.
 # The table itself takes one to three minutes under the sanitizers.
 #
 #   NVCT_BUILD_DIR=$PWD/build/ci NVCT_SOURCE_DIR=$PWD \
@@ -18,7 +19,7 @@
 #
 # The build goes to $NVCT_BUILD_DIR/hostile-asan (kept between runs, so a later run rebuilds only
 # what changed). NVCT_HOSTILE_ASAN_BIN_DIR=<dir> skips the build and uses binaries built
-# elsewhere (the `asan` preset's build/asan/bin, say).
+# elsewhere (the `asan` preset's build/asan/bin, say, a g++ build).
 source "$(dirname "$0")/../../e2e/lib/common.sh"
 require_root
 require_cmd cmake
@@ -27,9 +28,18 @@ programs=(nvidia-container-runtime nvidia-container-runtime-hook nvidia-containe
   nvidia-cdi-hook nvidia-container-runtime-nvml)
 bin="${NVCT_HOSTILE_ASAN_BIN_DIR:-}"
 if [ -z "$bin" ]; then
+  require_cmd clang clang++
+  # clang's sanitizer runtimes are a package of their own: without it the link fails late.
+  [ -f "$(clang++ -print-file-name=libclang_rt.asan-x86_64.a)" ] ||
+    e2e_die "clang's ASan runtime is missing (libclang-rt-14-dev; scripts/install-deps.sh installs it)"
   build="$NVCT_BUILD_DIR/hostile-asan"
+  # A build directory configured with another compiler (g++, before clang) starts over.
+  if [ -f "$build/CMakeCache.txt" ] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++$' "$build/CMakeCache.txt"; then
+    rm -rf "$build"
+  fi
   start=$(date +%s)
-  cmake -S "$NVCT_SOURCE_DIR" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  cmake -S "$NVCT_SOURCE_DIR" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -g1" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O0 -g1" \
     -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=0 -DNVCT_SANITIZE=ON -DBUILD_TESTING=OFF -DNVCT_WERROR=OFF \
     >"$E2E_TMP/configure.log" 2>&1 || e2e_die "configuring the sanitizer build failed: $(tail -20 "$E2E_TMP/configure.log")"
