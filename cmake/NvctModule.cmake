@@ -76,7 +76,11 @@ endfunction()
 
 # nvct_script_test(<name> <script> LABELS <labels...> [TIMEOUT s] [DEPENDS_TARGETS t...])
 # Registers a shell test (end-to-end, security, bench). The script receives the build directory
-# in NVCT_BUILD_DIR and the source directory in NVCT_SOURCE_DIR.
+# in NVCT_BUILD_DIR and the source directory in NVCT_SOURCE_DIR, and /dev/null as its stdin
+# (NVCT_SCRIPT_TEST_COMMAND). CTest hands on its own stdin, a terminal when the README's test
+# command runs in one; a program that reads it from a process group of its own (`timeout 120 ctr
+# run`) is stopped by SIGTTIN and hangs until its timeout (two tests failed that way under
+# script(1)). tests/testing/script_test_stdin.sh checks every registered script test.
 #
 # Every test (these and the unit tests) runs with NVCT_DRIVER_FACTS_CACHE_DIR set to a folder of
 # the build tree, so the driver-facts cache of the shims, hooks and CLIs under test (and of the
@@ -97,12 +101,13 @@ function(nvct_bench_lock name)
   endif()
   set_tests_properties(${name} PROPERTIES RESOURCE_LOCK nvct_${name})
 endfunction()
+set(NVCT_SCRIPT_TEST_COMMAND sh -c "exec bash \"$0\" \"$@\" </dev/null")
 function(nvct_script_test name script)
   cmake_parse_arguments(T "" "TIMEOUT" "LABELS" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()
-  add_test(NAME ${name} COMMAND bash ${script})
+  add_test(NAME ${name} COMMAND ${NVCT_SCRIPT_TEST_COMMAND} ${script})
   set_tests_properties(${name} PROPERTIES
     LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
     ENVIRONMENT "NVCT_BUILD_DIR=${PROJECT_BINARY_DIR};NVCT_SOURCE_DIR=${PROJECT_SOURCE_DIR};NVCT_DRIVER_FACTS_CACHE_DIR=${NVCT_TEST_FACTS_CACHE_DIR}")
