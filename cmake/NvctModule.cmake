@@ -101,17 +101,6 @@ function(nvct_bench_lock name)
   endif()
   set_tests_properties(${name} PROPERTIES RESOURCE_LOCK nvct_${name})
 endfunction()
-# CPU slots (scripts/test.sh): a script test takes one slot of the resource "cpu" that
-# scripts/test.sh's resource spec file gives as many slots as it runs tests at once
-# (NVCT_TEST_JOBS, 2), and CTest runs one test more than that (-j 3). The extra place goes to
-# tests that hold no slot: the unit tests (a few ms each) and the tests that mostly wait on
-# daemons and sleeps (nvct_waiting_test). critest and runc's bats suite, the two longest tests,
-# use a third to half of one core; beside the two builds at the start of the run they no longer
-# leave the other core idle. Without a resource spec file (plain `ctest -j N`) CTest ignores
-# RESOURCE_GROUPS and runs N tests of any kind.
-function(nvct_waiting_test name)
-  set_tests_properties(${name} PROPERTIES RESOURCE_GROUPS "")
-endfunction()
 set(NVCT_SCRIPT_TEST_COMMAND sh -c "exec bash \"$0\" \"$@\" </dev/null")
 function(nvct_script_test name script)
   cmake_parse_arguments(T "" "TIMEOUT" "LABELS" ${ARGN})
@@ -120,7 +109,7 @@ function(nvct_script_test name script)
   endif()
   add_test(NAME ${name} COMMAND ${NVCT_SCRIPT_TEST_COMMAND} ${script})
   set_tests_properties(${name} PROPERTIES
-    LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT} RESOURCE_GROUPS "cpu:1"
+    LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
     ENVIRONMENT "NVCT_BUILD_DIR=${PROJECT_BINARY_DIR};NVCT_SOURCE_DIR=${PROJECT_SOURCE_DIR};NVCT_DRIVER_FACTS_CACHE_DIR=${NVCT_TEST_FACTS_CACHE_DIR}")
   if(NOT name MATCHES "^host_run_")
     set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED host_run)

@@ -14,11 +14,4 @@ labels=()
 if [ "${NVCT_TEST_PACKAGES:-1}" = 0 ]; then
   labels=(-LE package)
 fi
-# NVCT_TEST_JOBS (2) tests at once that use the CPU, and one more place for the unit tests and
-# the tests that mostly wait (critest, runc's bats suite): CTest's resource allocation, with the
-# "cpu" slots of cmake/NvctModule.cmake in a spec file of the build tree.
-jobs="${NVCT_TEST_JOBS:-2}"
-spec="$PWD/build/ci/ctest-resources.json"
-printf '{"version": {"major": 1, "minor": 0}, "local": [{"cpu": [{"id": "0", "slots": %d}]}]}\n' \
-  "$jobs" >"$spec"
-ctest --preset ci -j "$((jobs + 1))" --resource-spec-file "$spec" "${labels[@]}" "$@"
+ctest --preset ci -j "${NVCT_TEST_JOBS:-2}" "${labels[@]}" "$@"

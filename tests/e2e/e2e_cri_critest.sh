@@ -15,7 +15,7 @@
 # namespace. Counts per handler are printed; nvct's runtime log must stay empty during the runc
 # run and fill during the nvidia run; no pod, shim or cgroup is left afterwards.
 # Knobs: NVCT_CRI_TOOLS_DIR (crictl/critest), NVCT_CRITEST_FOCUS (a ginkgo focus, for debugging),
-# NVCT_CRITEST_TIMEOUT (per handler, default 420 s), NVCT_CRI_DEBUG_DIR (keep logs/reports),
+# NVCT_CRITEST_TIMEOUT (per handler, default 270 s), NVCT_CRI_DEBUG_DIR (keep logs/reports),
 # NVCT_CRI_HOLD (seconds to keep the namespace up before the runs, for nsenter debugging).
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/rootfs.sh"
@@ -224,7 +224,7 @@ run_critest() {
   local dir="$W/critest-$handler"
   mkdir -p "$dir"
   t0=$SECONDS
-  (cd "$dir" && timeout "${NVCT_CRITEST_TIMEOUT:-420}" "$CRITEST" \
+  (cd "$dir" && timeout "${NVCT_CRITEST_TIMEOUT:-270}" "$CRITEST" \
     --runtime-endpoint "unix://$CRI_SOCK" --image-endpoint "unix://$CRI_SOCK" \
     --runtime-handler "$handler" --test-images-file "$W/test-images.yaml" \
     --ginkgo.skip "$SKIP" --ginkgo.json-report "$dir/report.json" --ginkgo.no-color \
