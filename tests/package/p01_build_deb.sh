@@ -21,6 +21,7 @@ else
     e2e_die "scripts/package.sh deb failed after $((SECONDS - start)) s (log above, all of it in $log)"
   fi
   grep -E '^ccache:|packages in' "$log" || true
+  echo "# compiler flags: DEB_CXXFLAGS_APPEND=${DEB_CXXFLAGS_APPEND:-} (lib/pkg.sh)"
 fi
 
 pkg_step "the .debs in $PKG_DIR/deb"
