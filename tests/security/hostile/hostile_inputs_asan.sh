@@ -9,8 +9,9 @@
 # -g1: ASan and UBSan check the same at -O0 (nothing is optimised away), and -O1 took more than
 # twice the CPU. One unity unit per library (CMAKE_UNITY_BUILD_BATCH_SIZE=0, 20% less CPU than
 # the default 8 files per unit): two files of a library with file-local helpers of the same name
-# break this build first. clang, not g++: with both sanitizers at -O0, g++ took 34.7 CPU-s for
-# nvct_cdi's unit and clang 19.2, and the whole build is the longest step of a CI run's tests.
+# break this build first. clang, not g++: with both sanitizers at -O0, the six programs took 439
+# CPU-s from scratch with g++ and 283 with clang (idle machine), and this build and the package
+# build are the two longest steps of a CI run's tests.
 # The table itself takes one to three minutes under the sanitizers.
 #
 #   NVCT_BUILD_DIR=$PWD/build/ci NVCT_SOURCE_DIR=$PWD \
