@@ -41,13 +41,14 @@ rpmbuild -bb --nodeps \
   --define "_topdir $topdir" \
   --define "_builddir $nvct_stage" \
   --define "nvct_srcdir $nvct_stage" \
-  --define "nvct_builddir $nvct_stage/obj-rpm" \
+  --define "nvct_builddir $nvct_stage/build/rpm" \
   --define "nvct_version $version" \
   --define "nvct_commit $commit" \
   --define "nvct_cflags $cflags" \
   --define "nvct_cxxflags $cxxflags" \
   --define "nvct_ldflags $ldflags" \
   --define "nvct_unity_build ${NVCT_UNITY_BUILD:-ON}" \
+  --define "nvct_werror ${NVCT_WERROR:-OFF}" \
   "$nvct_stage/packaging/rpm/nvct.spec"
 
 rm -rf "$nvct_out/rpm"

@@ -74,7 +74,8 @@ nvct_setup_ccache() {
   export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
   export CCACHE_DIR=${CCACHE_DIR:-$nvct_out/ccache}
   # Paths under the stage are hashed relative to the compiler's working directory, which is
-  # obj-<triplet>/... for the deb and obj-rpm/... for the rpm: the same text.
+  # build/deb/... for the deb and build/rpm/... for the rpm: the same text, and the same as in
+  # the ci preset's build/ci (scripts/build.sh), whose objects the package tests reuse.
   export CCACHE_BASEDIR=$nvct_stage
   export CCACHE_NOHASHDIR=1
   # ccache hashes the locale variables (they change the compiler's messages): rpmbuild sets

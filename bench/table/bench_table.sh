@@ -5,8 +5,8 @@
 #
 #   figure | nvct | floor | peer | nvct - floor | nvct / peer | target
 #
-# Binaries: stripped copies of the build's programs (RelWithDebInfo is -O2 -g; stripped it is
-# the packaged -O2 binary). Peers: NVCT_PEER_DIR or ../shared/peers next to the source tree
+# Binaries: stripped copies of the build's programs (the ci preset compiles with the packages'
+# flags: -O2 and Debian's hardening, from dpkg-buildflags; it links without their -z relro/now). Peers: NVCT_PEER_DIR or ../shared/peers next to the source tree
 # (NVIDIA toolkit 1.13.1, libnvidia-container 1.17.0, see its README); without them the peer
 # column says "n/a" and the run says so. Floors:
 #   - exec floor: a static program that only execve's the runtime (nvct-exec-floor), in front of

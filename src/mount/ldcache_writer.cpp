@@ -257,7 +257,9 @@ class Scanner {
       do_remove = false;
     }
     if (do_remove && ::unlinkat(dirfd, soname.c_str(), 0) != 0) return;
-    (void)::symlinkat(libname.c_str(), dirfd, soname.c_str());
+    // As ldconfig ("Cannot link"): a link it cannot make is skipped, not an error. Tested, not
+    // cast to void: glibc's fortified headers mark symlinkat warn_unused_result.
+    if (::symlinkat(libname.c_str(), dirfd, soname.c_str()) != 0) return;
   }
 
   Status search_dir(const DirEntry& entry) {

@@ -22,6 +22,35 @@ else
   fi
   grep -E '^ccache:|packages in' "$log" || true
   echo "# compiler flags: DEB_CXXFLAGS_APPEND=${DEB_CXXFLAGS_APPEND:-} (lib/pkg.sh)"
+
+  # The ci preset (CMAKE_BUILD_TYPE None) compiles with the packages' flags so that this build
+  # reuses its objects through ccache (scripts/build.sh, lib/pkg.sh): a dpkg-buildflags that
+  # changed, or a preset that drifted, would silently make this build a full second one.
+  cache="$NVCT_BUILD_DIR/CMakeCache.txt"
+  cache_var() { sed -n "s/^$1:[A-Z]*=//p" "$cache"; }
+  if [ -f "$cache" ] && [ "$(cache_var CMAKE_BUILD_TYPE)" = None ]; then
+    pkg_step "the ci build's flags are the packages' (dpkg-buildflags)"
+    buildflags() {
+      (cd "$NVCT_SOURCE_DIR" && DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get "$1")
+    }
+    cppflags="$(buildflags CPPFLAGS)"
+    check_eq "CMAKE_CXX_FLAGS of $NVCT_BUILD_DIR (CMakePresets.json, ci)" \
+      "$(buildflags CXXFLAGS) $cppflags" "$(cache_var CMAKE_CXX_FLAGS)"
+    check_eq "CMAKE_C_FLAGS of $NVCT_BUILD_DIR (CMakePresets.json, ci)" \
+      "$(buildflags CFLAGS) $cppflags" "$(cache_var CMAKE_C_FLAGS)"
+    if [ "$(cache_var CMAKE_CXX_COMPILER_LAUNCHER)" = ccache ] && [ "${NVCT_NO_CCACHE:-0}" != 1 ]; then
+      # What may miss: the few files whose text differs between the two builds (the generated
+      # install_dirs.cpp, `--version`'s build facts) and what the ci build does not compile.
+      misses="$(sed -n 's/^ccache: [0-9]* hits, \([0-9]*\) misses$/\1/p' "$log")"
+      max_misses=6
+      if [ -n "$misses" ] && [ "$misses" -le "$max_misses" ]; then
+        pass "the package build reused the ci build's objects: $misses misses (at most $max_misses)"
+      else
+        failed "the package build compiled ${misses:-?} units again (at most $max_misses): the ci" \
+          "build's objects in $CCACHE_DIR were not reused ($(grep -E '^ccache:' "$log"))"
+      fi
+    fi
+  fi
 fi
 
 pkg_step "the .debs in $PKG_DIR/deb"

@@ -9,7 +9,8 @@
 #
 # Both trees are built from packaging/stage.sh's staged sources with the package builds' flags
 # (dpkg-buildflags, CMAKE_BUILD_TYPE=None, unity build as NVCT_UNITY_BUILD says, as
-# packaging/rpm/nvct.spec's %build) and ccache, in build directories at the depth of the rpm's:
+# packaging/rpm/nvct.spec's %build) and ccache, in build directories at the depth of the rpm's
+# (build/p16usr, build/p16opt):
 # after P1 every object of the /usr tree is a cache hit, and the /opt/nvct tree compiles one file
 # again, the generated install_dirs.cpp that holds the prefix (cmake/NvctInstallPaths.cmake).
 # That is checked from the two trees themselves, not from ccache's counters (which a warm cache
@@ -48,10 +49,10 @@ nvct_setup_ccache
 
 # build_prefix <prefix> <dir name>: configure + build; prints the build directory.
 build_prefix() {
-  local prefix="$1" b="$nvct_stage/$2" start=$SECONDS
+  local prefix="$1" b="$nvct_stage/build/$2" start=$SECONDS
   cmake -S "$nvct_stage" -B "$b" -G 'Unix Makefiles' -DCMAKE_BUILD_TYPE=None \
     -DCMAKE_INSTALL_PREFIX="$prefix" -DBUILD_TESTING=OFF -DNVCT_PACKAGE_VERSION="$PKG_V" \
-    -DCMAKE_UNITY_BUILD="${NVCT_UNITY_BUILD:-ON}" \
+    -DCMAKE_UNITY_BUILD="${NVCT_UNITY_BUILD:-ON}" -DNVCT_WERROR="${NVCT_WERROR:-OFF}" \
     -DNVCT_GIT_COMMIT="$commit" >"$T/$2-configure.log" 2>&1 ||
     e2e_die "configuring prefix $prefix failed: $(tail -10 "$T/$2-configure.log")"
   cmake --build "$b" --parallel "$(nproc)" >"$T/$2-build.log" 2>&1 ||
@@ -123,7 +124,7 @@ check_install() {
 }
 
 pkg_step "prefix /usr"
-b_usr="$(build_prefix /usr obj-p16usr)"
+b_usr="$(build_prefix /usr p16usr)"
 check_install /usr "$b_usr" "$T/dest-usr"
 units="$(cache_var "$b_usr" NVCT_SYSTEMDUNITDIR)"
 check_contains "prefix /usr: the unit runs /usr/bin/nvidia-ctk" "ExecStart=/usr/bin/nvidia-ctk cdi generate" \
@@ -133,7 +134,7 @@ check_contains "prefix /usr: the unit's EnvironmentFile is in /etc" \
   "$(cat "$T/dest-usr$units/nvidia-cdi-refresh.service" 2>&1)"
 
 pkg_step "prefix /opt/nvct"
-b_opt="$(build_prefix /opt/nvct obj-p16opt)"
+b_opt="$(build_prefix /opt/nvct p16opt)"
 # What a change of prefix recompiles, whatever ccache holds from earlier runs: the objects of the
 # /opt build that read a file of its build tree that differs from the /usr build's copy, or whose
 # target's compile flags differ (build directories aside). Only the generated install_dirs.cpp

@@ -51,6 +51,16 @@ if [ "${NVCT_PACKAGE_TEST_FULL_DEBUG:-0}" != 1 ]; then
 fi
 PKG_WORK="$NVCT_BUILD_DIR/package"
 PKG_DIR="${NVCT_PACKAGE_DIR:-$PKG_WORK/packages}"
+# The package builds (P1, P2, P16) take the build's ccache (scripts/build.sh puts it in
+# $NVCT_BUILD_DIR/ccache) and its NVCT_WERROR: the ci preset compiles with the packages' flags
+# in a build directory at the packages' depth, so their libraries and programs are cache hits
+# on the ci build's objects (P1 prints the counts). With NVCT_PACKAGE_DIR, that directory's
+# ccache stays theirs.
+if [ -z "${NVCT_PACKAGE_DIR:-}" ]; then
+  export CCACHE_DIR="$NVCT_BUILD_DIR/ccache"
+fi
+NVCT_WERROR="$(sed -n 's/^NVCT_WERROR:[A-Z]*=//p' "$NVCT_BUILD_DIR/CMakeCache.txt" 2>/dev/null)"
+export NVCT_WERROR="${NVCT_WERROR:-OFF}"
 PKG_NAMES=(nvidia-container-toolkit-base nvidia-container-toolkit libnvidia-container-tools
   libnvidia-container1 nvidia-container-toolkit-operator-extensions)
 export LC_ALL=C
