@@ -18,21 +18,23 @@ namespace {
 
 constexpr int kMaxSymlinks = 40;
 
-std::string abs_path(const std::vector<std::string>& parts) {
-  std::string p;
-  for (const auto& c : parts) p += "/" + c;
-  return p.empty() ? "/" : p;
-}
-
 }  // namespace
 
 std::string normalize_path(std::string_view path) {
-  std::vector<std::string> parts;
-  for (auto& c : strings::split(path, '/')) {
+  // One string, no per-component allocation: every open in the driver root goes through here.
+  std::string out;
+  out.reserve(path.size() + 1);
+  for (std::size_t start = 0; start <= path.size();) {
+    std::size_t slash = path.find('/', start);
+    if (slash == std::string_view::npos) slash = path.size();
+    std::string_view c = path.substr(start, slash - start);
+    start = slash + 1;
     if (c.empty() || c == ".") continue;
-    parts.push_back(c);
+    out += '/';
+    out += c;
   }
-  return abs_path(parts);
+  if (out.empty()) out = "/";
+  return out;
 }
 
 Result<DriverRoot> DriverRoot::open(std::string path) {
@@ -119,6 +121,10 @@ Result<std::string> DriverRoot::resolve(std::string_view path) const {
 }
 
 Result<unique_fd> DriverRoot::open_file(std::string_view path, int flags) const {
+  return open_file(path, flags, nullptr);
+}
+
+Result<unique_fd> DriverRoot::open_file(std::string_view path, int flags, struct stat* st) const {
   flags |= O_CLOEXEC;
   std::string rel = normalize_path(path);
   auto open_resolved = [&](int how_flags) -> Result<unique_fd> {
@@ -144,12 +150,12 @@ Result<unique_fd> DriverRoot::open_file(std::string_view path, int flags) const 
   // inode.
   const bool plain_read = (flags & O_ACCMODE) == O_RDONLY && (flags & (O_PATH | O_DIRECTORY)) == 0;
   if (!plain_read) return open_resolved(flags);
-  auto regular = [&](int fd, struct stat& st) -> Status {
-    if (::fstat(fd, &st) != 0) return fail_errno(fmt::format("stat {} in {}", rel, path_));
-    if (S_ISREG(st.st_mode)) return ok();
+  auto regular = [&](int fd, struct stat& s) -> Status {
+    if (::fstat(fd, &s) != 0) return fail_errno(fmt::format("stat {} in {}", rel, path_));
+    if (S_ISREG(s.st_mode)) return ok();
     return fail(EINVAL, fmt::format("open {} in {}: {} is a {}, not a regular file: replace it "
                                     "with the driver's file",
-                                    rel, path_, host_path(rel), file_type_name(st.st_mode)));
+                                    rel, path_, host_path(rel), file_type_name(s.st_mode)));
   };
   struct stat before {};
   struct stat after {};
@@ -162,14 +168,15 @@ Result<unique_fd> DriverRoot::open_file(std::string_view path, int flags) const 
   if (before.st_dev != after.st_dev || before.st_ino != after.st_ino)
     return fail(EAGAIN, fmt::format("open {} in {}: replaced while it was being opened; try again",
                                     rel, path_));
+  if (st) *st = after;
   return fd;
 }
 
 Result<std::string> DriverRoot::read(std::string_view path, std::size_t max_size) const {
-  NVCT_ASSIGN_OR_RETURN(unique_fd fd, open_file(path, O_RDONLY));
-  // A huge (sparse) file fails at once; procfs files report 0 and read_fd caps them.
   struct stat st {};
-  if (::fstat(fd.get(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) > max_size)
+  NVCT_ASSIGN_OR_RETURN(unique_fd fd, open_file(path, O_RDONLY, &st));
+  // A huge (sparse) file fails at once; procfs files report 0 and read_fd caps them.
+  if (static_cast<std::uint64_t>(st.st_size) > max_size)
     return fail(EFBIG, fmt::format("read {} in {}: {} bytes, larger than the {} bytes allowed",
                                    path, path_, st.st_size, max_size));
   return with_context(read_fd(fd.get(), max_size), fmt::format("read {} in {}", path, path_));

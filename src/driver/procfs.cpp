@@ -32,11 +32,16 @@ bool take(std::string_view& s, std::string_view lit) {
 
 // "Key:  value" lines of the proc information files.
 std::optional<std::string> field(std::string_view text, std::string_view key) {
-  for (auto& line : strings::split(text, '\n')) {
+  // Views over the text: the shim reads one `information` file per GPU per container.
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
     auto colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    if (strings::trim(std::string_view(line).substr(0, colon)) == key)
-      return std::string(strings::trim(std::string_view(line).substr(colon + 1)));
+    if (colon == std::string_view::npos) continue;
+    if (strings::trim(line.substr(0, colon)) == key)
+      return std::string(strings::trim(line.substr(colon + 1)));
   }
   return std::nullopt;
 }

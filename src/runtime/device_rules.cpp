@@ -29,9 +29,11 @@ std::optional<T> number_of(const ordered_json& obj, const char* key) {
   return it->get<T>();
 }
 
-std::string string_of(const ordered_json& obj, const char* key) {
+// A view of the member (no copy: every node is compared with every device and rule).
+std::string_view string_of(const ordered_json& obj, const char* key) {
   auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
+  if (it == obj.end() || !it->is_string()) return {};
+  return it->get_ref<const std::string&>();
 }
 
 bool is_allow_rule_for(const ordered_json& rule, const SpecDeviceNode& node) {

@@ -36,6 +36,9 @@ class DriverRoot {
   // Opens a root-relative path with symlinks resolved inside the root (openat2 RESOLVE_IN_ROOT,
   // or resolve() + O_NOFOLLOW where openat2 is unavailable). O_CLOEXEC is always added.
   Result<unique_fd> open_file(std::string_view path, int flags) const;
+  // The same; for a plain read (O_RDONLY without O_PATH/O_DIRECTORY) *st receives the fstat of
+  // the opened file, which open_file makes anyway to check that it is a regular file.
+  Result<unique_fd> open_file(std::string_view path, int flags, struct stat* st) const;
   Result<std::string> read(std::string_view path, std::size_t max_size = 1u << 20) const;
   // stat() of the resolved path.
   Result<struct stat> stat(std::string_view path) const;

@@ -88,6 +88,9 @@ void configure_logging(Logging& logging, const config::Config& cfg, const oci::R
   };
   if (!debug_fd) warn_log(debug_fd.error().message());
   if (!logging.runc_log_error.empty()) warn_log(logging.runc_log_error);
+  // No file takes the lines (no debug file, no --log): stop formatting them. The modifiers log
+  // each device and rule they add, about 0.05 ms of formatting per GPU container for nobody.
+  if (logging.sink->empty()) log::set_level(log::Level::kOff);
 }
 
 // One clear message on stderr and in the logs, exit 1 (spec/runtime.md §11).

@@ -163,6 +163,28 @@ TEST_F(DriverRootTest, HostPathAndTrailingSlashes) {
   ASSERT_TRUE(host);
   EXPECT_EQ(host->host_path("/usr/lib"), "/usr/lib");
   EXPECT_EQ(normalize_path("a/./b//c/"), "/a/b/c");
+  EXPECT_EQ(normalize_path(""), "/");
+  EXPECT_EQ(normalize_path("/"), "/");
+  EXPECT_EQ(normalize_path("./."), "/");
+  EXPECT_EQ(normalize_path("//proc/driver/./nvidia"), "/proc/driver/nvidia");
+  EXPECT_EQ(normalize_path("x"), "/x");
+  // ".." is kept: resolve() and openat2 RESOLVE_IN_ROOT give it its meaning inside the root.
+  EXPECT_EQ(normalize_path("a/../b"), "/a/../b");
+}
+
+TEST_F(DriverRootTest, ReadChecksTheSizeOfTheFileItOpened) {
+  dir_.write("f", std::string(100, 'x'));
+  auto root = DriverRoot::open(dir_.path());
+  ASSERT_TRUE(root);
+  EXPECT_EQ(root->read("/f", 100)->size(), 100u);
+  auto big = root->read("/f", 99);
+  ASSERT_FALSE(big);
+  EXPECT_EQ(big.error().code(), EFBIG);
+  struct stat st {};
+  auto fd = root->open_file("/f", O_RDONLY, &st);
+  ASSERT_TRUE(fd);
+  EXPECT_EQ(st.st_size, 100);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
 }
 
 TEST_F(DriverRootTest, ListDirIsSortedAndMissingRootFails) {

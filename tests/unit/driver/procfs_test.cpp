@@ -55,6 +55,19 @@ TEST(ProcGpuInformation, ParsesModelUuidBusAndMinor) {
   EXPECT_EQ(info->minor, 3u);
 }
 
+TEST(ProcGpuInformation, LastLineWithoutNewlineAndCrlfAndBlankLines) {
+  auto info = parse_proc_gpu_information(
+      "\n\nModel: A\r\nGPU UUID: GPU-9\n\nno colon here\nBus Location: 0000:01:00.0\n"
+      "Device Minor: 7");
+  ASSERT_TRUE(info) << info.error().message();
+  EXPECT_EQ(info->model, "A");
+  EXPECT_EQ(info->uuid, "GPU-9");
+  EXPECT_EQ(info->minor, 7u);
+  // A key must match the whole text before the colon, not a prefix of it.
+  EXPECT_FALSE(parse_proc_gpu_information(
+      "Model X: a\nGPU UUID: b\nBus Location: 0000:01:00.0\nDevice Minor: 0\n"));
+}
+
 TEST(ProcGpuInformation, MissingFieldIsAnError) {
   EXPECT_FALSE(parse_proc_gpu_information("Model: x\nGPU UUID: y\n"));
   EXPECT_FALSE(
