@@ -94,10 +94,11 @@ Status classic_bind(const Source& src, const Target& target, const edits::MountF
   return ok();
 }
 
-Status verify_mount(const Source& src, int top, int parent, const edits::MountFlags& flags) {
-  struct stat st {};
-  if (::fstat(top, &st) != 0) return fail_errno("stat mounted target");
-  if (st.st_dev != src.st.st_dev || st.st_ino != src.st.st_ino)
+// parent_mount: the id of the mount the target's parent directory was on before the mount.
+Status verify_mount(const Source& src, int top, std::uint64_t parent_mount,
+                    const edits::MountFlags& flags) {
+  NVCT_ASSIGN_OR_RETURN(MountState state, with_context(mount_state(top), "check mounted target"));
+  if (state.dev != src.st.st_dev || state.ino != src.st.st_ino)
     return fail(EXDEV, "mounted target is not the source");
   struct statvfs vfs {};
   if (::fstatvfs(top, &vfs) != 0) return fail_errno("statvfs mounted target");
@@ -105,12 +106,8 @@ Status verify_mount(const Source& src, int top, int parent, const edits::MountFl
   if ((vfs.f_flag & want) != want)
     return fail(EPERM, fmt::format("mount flags {:#x} lack {:#x}", vfs.f_flag, want));
   // A new mount, not the parent's: the kernel put our mount there.
-  auto top_id = mount_id_of(top);
-  auto parent_id = mount_id_of(parent);
-  if (!top_id || !parent_id) return fail(EIO, "cannot read mount ids");
-  if (*top_id == *parent_id) return fail(EXDEV, "target is not a new mount");
-  NVCT_ASSIGN_OR_RETURN(bool priv, mount_is_private(top));
-  if (!priv) return fail(EPERM, "mount has shared propagation");
+  if (state.mount_id == parent_mount) return fail(EXDEV, "target is not a new mount");
+  if (!state.is_private) return fail(EPERM, "mount has shared propagation");
   return ok();
 }
 
@@ -126,12 +123,19 @@ PathPolicy policy_for(const std::string& container_path) {
 }  // namespace
 
 Result<Source> open_source(const Root& host_root, const std::string& host_path, SourceKind kind,
-                           std::optional<dev_t> expected_rdev) {
+                           std::optional<dev_t> expected_rdev, OpenedSources* opened) {
   Source src;
   src.kind = kind;
   src.host_path = host_path;
-  NVCT_ASSIGN_OR_RETURN(src.fd, host_root.open_in_root(host_path, O_PATH | O_NOFOLLOW));
-  if (::fstat(src.fd.get(), &src.st) != 0) return fail_errno(fmt::format("stat {}", host_path));
+  auto it = opened ? opened->find(host_path) : OpenedSources::iterator();
+  if (opened && it != opened->end()) {
+    src.fd = std::move(it->second.fd);
+    src.st = it->second.st;
+    opened->erase(it);
+  } else {
+    NVCT_ASSIGN_OR_RETURN(src.fd, host_root.open_in_root(host_path, O_PATH | O_NOFOLLOW));
+    if (::fstat(src.fd.get(), &src.st) != 0) return fail_errno(fmt::format("stat {}", host_path));
+  }
   mode_t m = src.st.st_mode;
   auto bad = [&](std::string_view what) {
     return fail(EINVAL,
@@ -179,12 +183,13 @@ Status bind_mount(const Root& rootfs, const Source& source, const std::string& c
     // A mount attached under a shared mount is copied to every peer of that mount at once,
     // before any flag can be set on it (mount(2) binds read-write and shared; move_mount is
     // copied too): peers may be the host's. The check after mounting would come too late.
-    NVCT_ASSIGN_OR_RETURN(bool parent_private, mount_is_private(target.parent.get()));
-    if (!parent_private)
+    NVCT_ASSIGN_OR_RETURN(MountState parent, mount_state(target.parent.get()));
+    if (!parent.is_private)
       return fail(EPERM, fmt::format("the mount holding {} has shared propagation: mounting "
                                      "there would propagate to other mount namespaces",
                                      target.path));
     unique_fd top;
+    int top_fd = -1;  // the mounted target, kept open by the journal
     bool classic = !tree;
     if (!classic) {
       if (::move_mount(tree.get(), "", target.fd.get(), "",
@@ -195,11 +200,14 @@ Status bind_mount(const Root& rootfs, const Source& source, const std::string& c
         top.reset(
             ::openat(target.parent.get(), target.name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
         if (!top) return fail_errno("reopen mounted target");
-        NVCT_TRY(journal.record_mount(top.get(), target.path));
+        top_fd = journal.adopt_mount(std::move(top), target.path);
       }
     }
-    if (classic) NVCT_TRY(classic_bind(source, target, flags, journal, top));
-    NVCT_TRY(verify_mount(source, top.get(), target.parent.get(), flags));
+    if (classic) {
+      NVCT_TRY(classic_bind(source, target, flags, journal, top));
+      top_fd = top.get();
+    }
+    NVCT_TRY(verify_mount(source, top_fd, parent.mount_id, flags));
     log::info("mounted {} at {} ({})", source.host_path, target.path, describe(flags));
     return ok();
   };
@@ -207,29 +215,39 @@ Status bind_mount(const Root& rootfs, const Source& source, const std::string& c
 }
 
 Status mount_file(const Root& host_root, const Root& rootfs, const edits::FileMount& file,
-                  Journal& journal) {
+                  Journal& journal, OpenedSources* opened) {
   SourceKind kind = SourceKind::kFile;
   if (file.kind == edits::FileKind::kDirectory) kind = SourceKind::kDirectory;
   if (file.kind == edits::FileKind::kIpc) {
-    // IPC is a socket (nvidia-persistenced) or a directory (MPS pipe dir).
+    // IPC is a socket (nvidia-persistenced) or a directory (MPS pipe dir): the type of the
+    // object open_source then checks (the one opened ahead, or a fresh open of the same path).
     struct stat st {};
-    NVCT_ASSIGN_OR_RETURN(unique_fd probe,
-                          host_root.open_in_root(file.host_path, O_PATH | O_NOFOLLOW));
-    if (::fstat(probe.get(), &st) != 0) return fail_errno(fmt::format("stat {}", file.host_path));
+    auto it = opened ? opened->find(file.host_path) : OpenedSources::iterator();
+    if (opened && it != opened->end()) {
+      st = it->second.st;
+    } else {
+      NVCT_ASSIGN_OR_RETURN(unique_fd probe,
+                            host_root.open_in_root(file.host_path, O_PATH | O_NOFOLLOW));
+      if (::fstat(probe.get(), &st) != 0)
+        return fail_errno(fmt::format("stat {}", file.host_path));
+    }
     kind = S_ISDIR(st.st_mode) ? SourceKind::kDirectory : SourceKind::kSocket;
   }
-  NVCT_ASSIGN_OR_RETURN(Source src, with_context(open_source(host_root, file.host_path, kind),
-                                                 fmt::format("mount {}", file.host_path)));
+  NVCT_ASSIGN_OR_RETURN(Source src,
+                        with_context(open_source(host_root, file.host_path, kind, std::nullopt,
+                                                 opened),
+                                     fmt::format("mount {}", file.host_path)));
   return bind_mount(rootfs, src, file.container_path, file.flags, policy_for(file.container_path),
                     journal);
 }
 
 Status mount_device(const Root& host_root, const Root& rootfs, const edits::DeviceNode& node,
-                    Journal& journal) {
+                    Journal& journal, OpenedSources* opened) {
   SourceKind kind =
       node.type == edits::DeviceType::kChar ? SourceKind::kCharDevice : SourceKind::kBlockDevice;
   NVCT_ASSIGN_OR_RETURN(
-      Source src, with_context(open_source(host_root, node.host_path, kind, node.expected_rdev()),
+      Source src,
+      with_context(open_source(host_root, node.host_path, kind, node.expected_rdev(), opened),
                                fmt::format("mount {}", node.host_path)));
   return bind_mount(rootfs, src, node.container_path, edits::device_flags(), PathPolicy::kDevice,
                     journal);

@@ -36,12 +36,17 @@ std::vector<std::string> source_paths(const edits::Edits& edits,
   return out;
 }
 
+Result<OpenedSource> open_pinned(const Root& root, const std::string& path) {
+  OpenedSource o;
+  NVCT_ASSIGN_OR_RETURN(o.fd, with_context(root.open_in_root(path, O_PATH | O_NOFOLLOW),
+                                           fmt::format("open {}", path)));
+  if (::fstat(o.fd.get(), &o.st) != 0) return fail_errno(fmt::format("stat {}", path));
+  return o;
+}
+
 Result<Pin> pin(const Root& root, const std::string& path) {
-  NVCT_ASSIGN_OR_RETURN(unique_fd fd, with_context(root.open_in_root(path, O_PATH | O_NOFOLLOW),
-                                                   fmt::format("open {}", path)));
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return fail_errno(fmt::format("stat {}", path));
-  return Pin{path, st.st_dev, st.st_ino};
+  NVCT_ASSIGN_OR_RETURN(OpenedSource o, open_pinned(root, path));
+  return Pin{path, o.st.st_dev, o.st.st_ino};
 }
 
 PathPolicy special_policy(const std::string& container_path) {
@@ -49,11 +54,13 @@ PathPolicy special_policy(const std::string& container_path) {
 }
 
 Status mount_special(const Root& host_root, const Root& rootfs, const edits::FileMount& m,
-                     Journal& journal) {
+                     Journal& journal, OpenedSources& opened) {
   SourceKind kind =
       m.kind == edits::FileKind::kDirectory ? SourceKind::kDirectory : SourceKind::kFile;
-  NVCT_ASSIGN_OR_RETURN(Source src, with_context(open_source(host_root, m.host_path, kind),
-                                                 fmt::format("mount {}", m.host_path)));
+  NVCT_ASSIGN_OR_RETURN(Source src,
+                        with_context(open_source(host_root, m.host_path, kind, std::nullopt,
+                                                 &opened),
+                                     fmt::format("mount {}", m.host_path)));
   return bind_mount(rootfs, src, m.container_path, m.flags, special_policy(m.container_path),
                     journal);
 }
@@ -74,18 +81,22 @@ Status child_work(int ns_fd, const std::string& driver_root, const std::string& 
   // it), so the sources are opened again in this namespace and must be the pinned objects.
   NVCT_ASSIGN_OR_RETURN(Root host, with_context(Root::open_allow_host_root(driver_root),
                                                 "open the driver root in the container namespace"));
+  // The objects opened here are the ones mounted: open_source takes them from `opened` rather
+  // than opening each path a third time.
+  OpenedSources opened;
   for (const auto& p : pins) {
-    NVCT_ASSIGN_OR_RETURN(Pin again, pin(host, p.path));
-    if (again.dev != p.dev || again.ino != p.ino)
+    NVCT_ASSIGN_OR_RETURN(OpenedSource again, open_pinned(host, p.path));
+    if (again.st.st_dev != p.dev || again.st.st_ino != p.ino)
       return fail(EXDEV,
                   fmt::format("{} is not the same file in the container mount namespace", p.path));
+    opened.try_emplace(p.path, std::move(again));
   }
   NVCT_ASSIGN_OR_RETURN(Root rootfs, with_context(Root::open(rootfs_path),
                                                   fmt::format("open rootfs {}", rootfs_path)));
   Journal journal;
-  NVCT_TRY(apply_edits(host, rootfs, edits, journal));
+  NVCT_TRY(apply_edits(host, rootfs, edits, journal, &opened));
   for (const auto& m : special) {
-    Status s = mount_special(host, rootfs, m, journal);
+    Status s = mount_special(host, rootfs, m, journal, opened);
     if (!s) {
       if (Status undone = journal.rollback(); !undone)
         log::error("rollback after failure: {}", undone.error().message());

@@ -63,6 +63,12 @@ Status Journal::record_mount(int mount_root_fd, const std::string& description) 
   return ok();
 }
 
+int Journal::adopt_mount(unique_fd mount_root, const std::string& description) {
+  int fd = mount_root.get();
+  entries_.push_back(Entry{Kind::kMount, std::move(mount_root), description, 0, 0});
+  return fd;
+}
+
 Status Journal::rollback() {
   Status first = ok();
   while (!entries_.empty()) {

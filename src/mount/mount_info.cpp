@@ -8,6 +8,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -56,21 +57,9 @@ struct StatmountReply {  // the fixed part of struct statmount
 };
 static_assert(sizeof(StatmountReply) == 512);
 
-}  // namespace
-
-Result<std::uint64_t> mount_id_of(int fd) {
-  struct statx stx {};
-  if (::statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) != 0)
-    return fail_errno("statx mount id");
-  if (!(stx.stx_mask & STATX_MNT_ID)) return fail(ENOTSUP, "kernel does not report mount ids");
-  return static_cast<std::uint64_t>(stx.stx_mnt_id);
-}
-
-std::optional<bool> mount_is_private_statmount(int fd) {
-  struct statx old_id {}, unique_id{};
-  if (::statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &old_id) != 0 ||
-      !(old_id.stx_mask & STATX_MNT_ID))
-    return std::nullopt;
+// Propagation by statmount for the mount whose old-style id is `old_id` (the one `fd` is on).
+std::optional<bool> private_by_statmount(int fd, std::uint64_t old_id) {
+  struct statx unique_id {};
   if (::statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, kStatxMntIdUnique, &unique_id) != 0 ||
       !(unique_id.stx_mask & kStatxMntIdUnique))
     return std::nullopt;
@@ -82,13 +71,12 @@ std::optional<bool> mount_is_private_statmount(int fd) {
   // The reply must be about the mount we asked for, in the layout we expect: its old-style id
   // is the one statx gave.
   if (!(reply.mask & kStatmountMntBasic) || reply.mnt_id != unique_id.stx_mnt_id ||
-      reply.mnt_id_old != old_id.stx_mnt_id)
+      reply.mnt_id_old != old_id)
     return std::nullopt;
   return (reply.mnt_propagation & MS_SHARED) == 0;
 }
 
-Result<bool> mount_is_private_mountinfo(int fd) {
-  NVCT_ASSIGN_OR_RETURN(std::uint64_t id, mount_id_of(fd));
+Result<bool> private_by_mountinfo(std::uint64_t id) {
   NVCT_ASSIGN_OR_RETURN(std::string info, read_file("/proc/thread-self/mountinfo", 64u << 20));
   std::string want = fmt::format("{}", id);
   for (auto& line : strings::split(info, '\n')) {
@@ -102,9 +90,51 @@ Result<bool> mount_is_private_mountinfo(int fd) {
   return fail(ENOENT, fmt::format("mount {} not in mountinfo", id));
 }
 
+}  // namespace
+
+Result<MountState> mount_state(int fd) {
+  // One statx for the object and its mount id: the checks after each of the hook's mounts used
+  // to make four (fstat, and statx for the mount id three times).
+  struct statx stx {};
+  if (::statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_MNT_ID,
+              &stx) != 0)
+    return fail_errno("statx mount id");
+  if (!(stx.stx_mask & STATX_MNT_ID)) return fail(ENOTSUP, "kernel does not report mount ids");
+  if (!(stx.stx_mask & STATX_INO)) return fail(ENOTSUP, "statx did not report the inode");
+  MountState state;
+  state.dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+  state.ino = static_cast<ino_t>(stx.stx_ino);
+  state.mount_id = stx.stx_mnt_id;
+  if (auto answer = private_by_statmount(fd, state.mount_id)) {
+    state.is_private = *answer;
+  } else {
+    NVCT_ASSIGN_OR_RETURN(state.is_private, private_by_mountinfo(state.mount_id));
+  }
+  return state;
+}
+
+Result<std::uint64_t> mount_id_of(int fd) {
+  struct statx stx {};
+  if (::statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) != 0)
+    return fail_errno("statx mount id");
+  if (!(stx.stx_mask & STATX_MNT_ID)) return fail(ENOTSUP, "kernel does not report mount ids");
+  return static_cast<std::uint64_t>(stx.stx_mnt_id);
+}
+
+std::optional<bool> mount_is_private_statmount(int fd) {
+  auto id = mount_id_of(fd);
+  if (!id) return std::nullopt;
+  return private_by_statmount(fd, *id);
+}
+
+Result<bool> mount_is_private_mountinfo(int fd) {
+  NVCT_ASSIGN_OR_RETURN(std::uint64_t id, mount_id_of(fd));
+  return private_by_mountinfo(id);
+}
+
 Result<bool> mount_is_private(int fd) {
-  if (auto answer = mount_is_private_statmount(fd)) return *answer;
-  return mount_is_private_mountinfo(fd);
+  NVCT_ASSIGN_OR_RETURN(MountState state, mount_state(fd));
+  return state.is_private;
 }
 
 }  // namespace nvct::mount

@@ -7,13 +7,15 @@
 
 #include "nvct/base/error.hpp"
 #include "nvct/edits/edits.hpp"
+#include "nvct/mount/bind.hpp"
 #include "nvct/mount/in_root.hpp"
 #include "nvct/mount/journal.hpp"
 
 namespace nvct::mount {
 
 // On success the journal holds everything done (the caller may roll back a later failure).
+// `opened`: sources already opened in this namespace (bind.hpp open_source), or none.
 Status apply_edits(const Root& host_root, const Root& rootfs, const edits::Edits& edits,
-                   Journal& journal);
+                   Journal& journal, OpenedSources* opened = nullptr);
 
 }  // namespace nvct::mount

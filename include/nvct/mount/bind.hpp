@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "nvct/base/error.hpp"
 #include "nvct/base/unique_fd.hpp"
@@ -32,8 +33,20 @@ struct Source {
 // Opens `host_path` inside `host_root` (the driver root) without following a final symlink and
 // checks it: files root-owned and not group/other-writable, directories, sockets, devices of
 // the right type with st_rdev == expected_rdev.
+//
+// `opened`: sources opened ahead (O_PATH|O_NOFOLLOW, in this mount namespace, inside the same
+// root) with their fstat, by host path. One found there is taken out and checked instead of
+// opening the path again: the configure child has pinned every source in the container's mount
+// namespace and checked each against the host's before mounting anything.
+struct OpenedSource {
+  unique_fd fd;
+  struct stat st {};
+};
+using OpenedSources = std::unordered_map<std::string, OpenedSource>;
+
 Result<Source> open_source(const Root& host_root, const std::string& host_path, SourceKind kind,
-                           std::optional<dev_t> expected_rdev = std::nullopt);
+                           std::optional<dev_t> expected_rdev = std::nullopt,
+                           OpenedSources* opened = nullptr);
 
 // Mounts `source` at `container_path` in `rootfs` with `flags`, private, journaled.
 Status bind_mount(const Root& rootfs, const Source& source, const std::string& container_path,
@@ -41,16 +54,27 @@ Status bind_mount(const Root& rootfs, const Source& source, const std::string& c
 
 // A driver file of the edits (library, binary, firmware, IPC, directory).
 Status mount_file(const Root& host_root, const Root& rootfs, const edits::FileMount& file,
-                  Journal& journal);
+                  Journal& journal, OpenedSources* opened = nullptr);
 // A device node of the edits: the host node must match type and major:minor.
 Status mount_device(const Root& host_root, const Root& rootfs, const edits::DeviceNode& node,
-                    Journal& journal);
+                    Journal& journal, OpenedSources* opened = nullptr);
 
 // Test switch: use the classic mount(2) path even when open_tree/move_mount work.
 void force_classic_mount_api(bool on);
 bool classic_mount_api_forced();
 // Mounts done through the classic path since the start.
 std::uint64_t classic_mount_count();
+
+// What the checks around a mount need of `fd`: its inode, the id of the mount it is on, and
+// whether that mount has no shared propagation (statmount(2) where the kernel has it, else
+// /proc/thread-self/mountinfo). One statx, then statx for the unique id and one statmount.
+struct MountState {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  std::uint64_t mount_id = 0;  // statx STATX_MNT_ID
+  bool is_private = false;
+};
+Result<MountState> mount_state(int fd);
 
 // Whether the mount `fd` is on has no shared propagation: statmount(2) where the kernel has it,
 // else /proc/thread-self/mountinfo.

@@ -35,6 +35,9 @@ class Journal {
   Status record_created(Kind kind, int parent_fd, const std::string& name);
   // Records a mount whose root is `mount_root_fd` (duplicated).
   Status record_mount(int mount_root_fd, const std::string& description);
+  // The same, keeping `mount_root` itself (no dup); returns its descriptor, which stays open
+  // until commit() or rollback().
+  int adopt_mount(unique_fd mount_root, const std::string& description);
 
   // Undoes every entry, newest first. Keeps going past errors and reports the first one.
   Status rollback();

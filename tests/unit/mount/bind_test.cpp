@@ -41,6 +41,43 @@ class Bind : public ::testing::TestWithParam<std::pair<bool, bool>> {
   std::vector<std::string> mounts_before;
 };
 
+TEST_P(Bind, ASourceOpenedAheadIsTheOneMountedAndIsStillChecked) {
+  // The configure child pins each source in the container's namespace; open_source must mount
+  // that object, not whatever the path names by then.
+  box.write("host/usr/lib/pinned.so", "ELF-pinned");
+  OpenedSources opened;
+  OpenedSource o;
+  o.fd.reset(::open(box.path("host/usr/lib/pinned.so").c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  ASSERT_TRUE(o.fd);
+  ASSERT_EQ(::fstat(o.fd.get(), &o.st), 0);
+  opened.emplace("/usr/lib/libcuda.so.550.54.14", std::move(o));
+  Journal j;
+  auto s = mount_file(*host, *rootfs, lib(), j, &opened);
+  ASSERT_TRUE(s) << s.error().message();
+  EXPECT_EQ(testing::read_text(box.path("rootfs/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.14")),
+            "ELF-pinned");
+  EXPECT_TRUE(opened.empty()) << "the opened source is taken, not copied";
+  // Without an entry the path is opened as before.
+  auto again = mount_file(*host, *rootfs, lib("/usr/lib/x86_64-linux-gnu/libcuda.so.1"), j,
+                          &opened);
+  ASSERT_TRUE(again) << again.error().message();
+  EXPECT_EQ(testing::read_text(box.path("rootfs/usr/lib/x86_64-linux-gnu/libcuda.so.1")),
+            "ELF-cuda");
+  // The checks still apply to an object opened ahead: a group-writable file is refused.
+  box.write("host/usr/lib/writable.so", "x");
+  ASSERT_EQ(::chmod(box.path("host/usr/lib/writable.so").c_str(), 0664), 0);
+  OpenedSource w;
+  w.fd.reset(::open(box.path("host/usr/lib/writable.so").c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  ASSERT_EQ(::fstat(w.fd.get(), &w.st), 0);
+  opened.emplace("/usr/lib/libcuda.so.550.54.14", std::move(w));
+  auto refused = mount_file(*host, *rootfs, lib("/usr/lib/x86_64-linux-gnu/libcuda.so.2"), j,
+                            &opened);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message().find("group or other writable"), std::string::npos)
+      << refused.error().message();
+  ASSERT_TRUE(j.rollback());
+}
+
 TEST_P(Bind, LibraryIsMountedReadOnlyNosuidNodevAndPrivate) {
   Journal j;
   auto classic_before = classic_mount_count();
