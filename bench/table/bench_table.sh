@@ -18,6 +18,8 @@
 #   - ldconfig: the host's /sbin/ldconfig -r on a rootfs that holds the same libraries (warm
 #     aux-cache: the fastest ldconfig can be);
 #   - hook/cli total floor = binds + ldconfig; info/list/ctk floor = one static exec (no-op).
+# The shim, info, list and cdi generate rows use the mock root of the largest GPU count (16, or 8
+# with NVCT_BENCH_QUICK): the shim reads every GPU's /proc information file for its device rules.
 # Knobs: NVCT_BENCH_RUNS (30), NVCT_BENCH_GPUS ("1 2 4 8 16"), NVCT_BENCH_QUICK=1 (CI: fewer
 # rows: GPUs "1 8", shim legacy and no-GPU only), NVCT_PEER_DIR, NVCT_BENCH_DISK_DIR (a
 # directory on a disk for the disk-bundle rows; default under the build dir).
@@ -350,10 +352,10 @@ echo "nvct vs floors vs NVIDIA peers: medians of $runs interleaved runs, ms (RSS
 [ -n "$have_peers" ] || echo "peers: not found in $peers (set NVCT_PEER_DIR): peer column n/a"
 echo "| figure                             |     nvct |    floor |     peer |  nvct-fl | n/peer | target                 |"
 echo "|------------------------------------|----------|----------|----------|----------|--------|------------------------|"
-row "shim create legacy (tmpfs)" shim-legacy "fl+0.3"
-row "shim create legacy (disk)" shim-legacy-disk "fl+0.3"
-[ -n "$quick" ] || row "shim create jit-cdi (tmpfs)" shim-jit "fl+0.5"
-[ -n "$quick" ] || row "shim create cdi (tmpfs)" shim-cdi "report"
+row "shim create legacy $g_max GPU (tmpfs)" shim-legacy "fl+0.3"
+row "shim create legacy $g_max GPU (disk)" shim-legacy-disk "fl+0.3"
+[ -n "$quick" ] || row "shim create jit-cdi $g_max GPU (tmpfs)" shim-jit "fl+0.5"
+[ -n "$quick" ] || row "shim create cdi $g_max GPU (tmpfs)" shim-cdi "report"
 row "shim create no GPU (tmpfs)" shim-nogpu "report"
 [ -n "$quick" ] || row "shim create no GPU (disk)" shim-nogpu-disk "report"
 row "shim + runc create, no GPU" shim-nogpu-runc "<= 1.02 x runc"
@@ -370,7 +372,7 @@ row "cli list, $g_max GPU" list "<= peer/3"
 row "ctk cdi generate, $g_max GPU" cdigen "<= peer/2"
 row "ctk runtime configure --dry-run" rtconf "<= peer/2"
 row "ctk config default" cfgdef "peer has none"
-rss_row "RSS shim create legacy (KiB)" shim-legacy "<= peer"
+rss_row "RSS shim legacy $g_max GPU (KiB)" shim-legacy "<= peer"
 rss_row "RSS hook prestart $g_max GPU (KiB)" "hook$g_max" "<= peer"
 [ ! -s "$T/peer-failures" ] || { echo "peer runs that failed (not counted):"; sort "$T/peer-failures" | uniq -c | head -5; }
 pass "bench table printed"
