@@ -122,20 +122,34 @@ PathPolicy policy_for(const std::string& container_path) {
 
 }  // namespace
 
+Result<OpenedSource> open_host_object(const Root& host_root, const std::string& host_path,
+                                      OpenedSources* opened) {
+  if (opened) {
+    if (auto it = opened->find(host_path); it != opened->end()) {
+      OpenedSource o = std::move(it->second);
+      opened->erase(it);
+      return o;
+    }
+  }
+  OpenedSource o;
+  NVCT_ASSIGN_OR_RETURN(o.fd, host_root.open_in_root(host_path, O_PATH | O_NOFOLLOW));
+  if (::fstat(o.fd.get(), &o.st) != 0) return fail_errno(fmt::format("stat {}", host_path));
+  return o;
+}
+
 Result<Source> open_source(const Root& host_root, const std::string& host_path, SourceKind kind,
                            std::optional<dev_t> expected_rdev, OpenedSources* opened) {
+  NVCT_ASSIGN_OR_RETURN(OpenedSource o, open_host_object(host_root, host_path, opened));
+  return check_source(std::move(o), host_path, kind, expected_rdev);
+}
+
+Result<Source> check_source(OpenedSource object, const std::string& host_path, SourceKind kind,
+                            std::optional<dev_t> expected_rdev) {
   Source src;
   src.kind = kind;
   src.host_path = host_path;
-  auto it = opened ? opened->find(host_path) : OpenedSources::iterator();
-  if (opened && it != opened->end()) {
-    src.fd = std::move(it->second.fd);
-    src.st = it->second.st;
-    opened->erase(it);
-  } else {
-    NVCT_ASSIGN_OR_RETURN(src.fd, host_root.open_in_root(host_path, O_PATH | O_NOFOLLOW));
-    if (::fstat(src.fd.get(), &src.st) != 0) return fail_errno(fmt::format("stat {}", host_path));
-  }
+  src.fd = std::move(object.fd);
+  src.st = object.st;
   mode_t m = src.st.st_mode;
   auto bad = [&](std::string_view what) {
     return fail(EINVAL,
@@ -216,27 +230,17 @@ Status bind_mount(const Root& rootfs, const Source& source, const std::string& c
 
 Status mount_file(const Root& host_root, const Root& rootfs, const edits::FileMount& file,
                   Journal& journal, OpenedSources* opened) {
-  SourceKind kind = SourceKind::kFile;
-  if (file.kind == edits::FileKind::kDirectory) kind = SourceKind::kDirectory;
-  if (file.kind == edits::FileKind::kIpc) {
-    // IPC is a socket (nvidia-persistenced) or a directory (MPS pipe dir): the type of the
-    // object open_source then checks (the one opened ahead, or a fresh open of the same path).
-    struct stat st {};
-    auto it = opened ? opened->find(file.host_path) : OpenedSources::iterator();
-    if (opened && it != opened->end()) {
-      st = it->second.st;
-    } else {
-      NVCT_ASSIGN_OR_RETURN(unique_fd probe,
-                            host_root.open_in_root(file.host_path, O_PATH | O_NOFOLLOW));
-      if (::fstat(probe.get(), &st) != 0)
-        return fail_errno(fmt::format("stat {}", file.host_path));
-    }
-    kind = S_ISDIR(st.st_mode) ? SourceKind::kDirectory : SourceKind::kSocket;
-  }
-  NVCT_ASSIGN_OR_RETURN(Source src,
-                        with_context(open_source(host_root, file.host_path, kind, std::nullopt,
-                                                 opened),
-                                     fmt::format("mount {}", file.host_path)));
+  auto open = [&]() -> Result<Source> {
+    NVCT_ASSIGN_OR_RETURN(OpenedSource o, open_host_object(host_root, file.host_path, opened));
+    SourceKind kind = SourceKind::kFile;
+    if (file.kind == edits::FileKind::kDirectory) kind = SourceKind::kDirectory;
+    // IPC is a socket (nvidia-persistenced) or a directory (MPS pipe dir): the object's type
+    // says which, and check_source checks that same object.
+    if (file.kind == edits::FileKind::kIpc)
+      kind = S_ISDIR(o.st.st_mode) ? SourceKind::kDirectory : SourceKind::kSocket;
+    return check_source(std::move(o), file.host_path, kind, std::nullopt);
+  };
+  NVCT_ASSIGN_OR_RETURN(Source src, with_context(open(), fmt::format("mount {}", file.host_path)));
   return bind_mount(rootfs, src, file.container_path, file.flags, policy_for(file.container_path),
                     journal);
 }
@@ -248,7 +252,7 @@ Status mount_device(const Root& host_root, const Root& rootfs, const edits::Devi
   NVCT_ASSIGN_OR_RETURN(
       Source src,
       with_context(open_source(host_root, node.host_path, kind, node.expected_rdev(), opened),
-                               fmt::format("mount {}", node.host_path)));
+                   fmt::format("mount {}", node.host_path)));
   return bind_mount(rootfs, src, node.container_path, edits::device_flags(), PathPolicy::kDevice,
                     journal);
 }

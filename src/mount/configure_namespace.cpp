@@ -37,11 +37,7 @@ std::vector<std::string> source_paths(const edits::Edits& edits,
 }
 
 Result<OpenedSource> open_pinned(const Root& root, const std::string& path) {
-  OpenedSource o;
-  NVCT_ASSIGN_OR_RETURN(o.fd, with_context(root.open_in_root(path, O_PATH | O_NOFOLLOW),
-                                           fmt::format("open {}", path)));
-  if (::fstat(o.fd.get(), &o.st) != 0) return fail_errno(fmt::format("stat {}", path));
-  return o;
+  return with_context(open_host_object(root, path), fmt::format("open {}", path));
 }
 
 Result<Pin> pin(const Root& root, const std::string& path) {

@@ -47,6 +47,13 @@ using OpenedSources = std::unordered_map<std::string, OpenedSource>;
 Result<Source> open_source(const Root& host_root, const std::string& host_path, SourceKind kind,
                            std::optional<dev_t> expected_rdev = std::nullopt,
                            OpenedSources* opened = nullptr);
+// The two halves of open_source. open_host_object: the entry of `opened` for host_path (taken
+// out), else host_path opened O_PATH|O_NOFOLLOW inside host_root, with its fstat.
+// check_source: the checks above on that object.
+Result<OpenedSource> open_host_object(const Root& host_root, const std::string& host_path,
+                                      OpenedSources* opened = nullptr);
+Result<Source> check_source(OpenedSource object, const std::string& host_path, SourceKind kind,
+                            std::optional<dev_t> expected_rdev);
 
 // Mounts `source` at `container_path` in `rootfs` with `flags`, private, journaled.
 Status bind_mount(const Root& rootfs, const Source& source, const std::string& container_path,
