@@ -206,7 +206,7 @@ Result<DriverInfo> discover_driver(const DriverContext& ctx, const DiscoverOptio
     info.gpus.push_back(
         make_gpu(root, static_cast<unsigned>(i), ctx.nvml.gpus[i], ctx.nvml_fallback));
   info.libs = select_libraries(*ctx.ldcache, root, native_ldcache_arch(), info.nvrm_version, false);
-  if (auto arch32 = compat32_ldcache_arch())
+  if (auto arch32 = compat32_ldcache_arch(); arch32 && o.libs32)
     info.libs32 = select_libraries(*ctx.ldcache, root, *arch32, info.nvrm_version, true);
   info.bins = find_binaries(root, o.path_env, *o.binary_names);
   info.ipcs = ipc_paths(root, o);

@@ -66,6 +66,7 @@ driver::DiscoverOptions discover_options(const ConfigureOptions& o) {
   d.no_persistenced = o.no_persistenced;
   d.no_fabricmanager = o.no_fabricmanager;
   d.no_gsp_firmware = o.no_gsp_firmware;
+  d.libs32 = o.compat32;
   return d;
 }
 
@@ -145,23 +146,32 @@ Status configure(const ConfigureOptions& o) {
   edits::Edits edits = edits::build_edits(info, sel, build);
   auto special = edits::build_special_mounts(info, sel, build);
   double discovery_ms = clock.lap();
-  NVCT_TRY(staged(apply_in_container(process, info.root, o.rootfs, edits, special), "mount"));
+  // The device cgroup rules are written while the child mounts (they do not depend on each
+  // other); a mount error is reported first, as when they ran one after the other.
+  Status cgroups = ok();
+  double cgroups_ms = 0;
+  auto write_cgroup_rules = [&] {
+    if (o.no_cgroups) return;
+    PhaseClock cgroup_clock;
+    auto cgroup = find_device_cgroup(process.pid, ::getpid());
+    if (!cgroup)
+      cgroups = staged(Status(tl::unexpected(cgroup.error())), "container");
+    else
+      cgroups = staged(
+          with_context(allow_devices(*cgroup, edits.cgroup_rules), "failed to add device rules"),
+          "mount");
+    cgroups_ms = cgroup_clock.lap();
+  };
+  NVCT_TRY(staged(
+      apply_in_container(process, info.root, o.rootfs, edits, special, write_cgroup_rules),
+      "mount"));
   // As the reference: the container's binaries and libraries directories exist afterwards even
   // when nothing is mounted in them (--video, --graphics, no capability at all).
   for (const auto& dir : {layout.bins_dir, layout.libs_dir}) {
     NVCT_TRY(staged(with_context(mkdir_all_in_root(rootfs, dir), "create " + dir), "mount"));
   }
-  double mounts_ms = clock.lap();
-
-  if (!o.no_cgroups) {
-    auto cgroup = find_device_cgroup(process.pid, ::getpid());
-    if (!cgroup) return staged(Status(tl::unexpected(cgroup.error())), "container");
-    NVCT_TRY(staged(
-        with_context(allow_devices(*cgroup, edits.cgroup_rules), "failed to add device rules"),
-        "mount"));
-  }
-
-  double cgroups_ms = clock.lap();
+  NVCT_TRY(cgroups);
+  double mounts_ms = clock.lap();  // the cgroup rules' time (cgroups=) is inside it
 
   LdconfigOptions ld;
   ld.host_ldconfig = ldconfig_host_path(o);

@@ -172,7 +172,8 @@ Status check_still_running(const ContainerProcess& p) {
 
 Status apply_in_container(const ContainerProcess& process, const std::string& driver_root,
                           const std::string& rootfs, const edits::Edits& edits,
-                          const std::vector<edits::FileMount>& special_mounts) {
+                          const std::vector<edits::FileMount>& special_mounts,
+                          const std::function<void()>& meanwhile) {
   NVCT_TRY(check_still_running(process));
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return fail_errno("pipe");
@@ -185,6 +186,7 @@ Status apply_in_container(const ContainerProcess& process, const std::string& dr
                     child_work(process.mnt_ns.get(), driver_root, rootfs, edits, special_mounts));
   }
   wr.reset();
+  if (meanwhile) meanwhile();
   auto text = read_fd(rd.get(), 1u << 20);
   int status = 0;
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {

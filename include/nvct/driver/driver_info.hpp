@@ -65,6 +65,9 @@ struct DiscoverOptions {
   bool no_persistenced = false;
   bool no_fabricmanager = false;
   bool no_gsp_firmware = false;
+  // The 32-bit libraries are looked up only when wanted: configure without --compat32 never
+  // mounts them, and looking them up is a quarter of its discovery (24 libraries on a full driver).
+  bool libs32 = true;
   std::optional<NvmlUser> nvml_user;
 };
 

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,8 +39,12 @@ Status check_still_running(const ContainerProcess& process);
 // Host sources are opened in our namespace first and their identities (dev, ino) recorded; in
 // the container namespace (pre-pivot, the host tree is visible) they must be the same objects
 // before anything is mounted.
+// `meanwhile`, when given, runs in the calling process while the child mounts (configure writes
+// the device cgroup rules there: the two are independent, and on two CPUs they overlap). It runs
+// whatever the child's outcome; the child's error, if any, is the one returned.
 Status apply_in_container(const ContainerProcess& process, const std::string& driver_root,
                           const std::string& rootfs, const edits::Edits& edits,
-                          const std::vector<edits::FileMount>& special_mounts);
+                          const std::vector<edits::FileMount>& special_mounts,
+                          const std::function<void()>& meanwhile = {});
 
 }  // namespace nvct::mount

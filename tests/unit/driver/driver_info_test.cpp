@@ -113,6 +113,22 @@ TEST_F(DriverInfoTest, ProcfsFallbackOrdersGpusByBusIdAndWarns) {
   EXPECT_EQ(info->gpus[1].model, "A100");
 }
 
+TEST_F(DriverInfoTest, ThirtyTwoBitLibrariesAreLookedUpOnlyWhenAsked) {
+  r_.library("/usr/lib/i386-linux-gnu", "libcuda.so.550.54.14", "libcuda.so.1", 0x0003);
+  r_.write_cache();
+  auto ctx = initialize_driver(opts_, nvml_.fn());
+  ASSERT_TRUE(ctx) << ctx.error().message();
+  auto all = discover_driver(*ctx, opts_);
+  ASSERT_TRUE(all) << all.error().message();
+  ASSERT_EQ(all->libs32.size(), 1u);
+  EXPECT_EQ(all->libs32[0].path, "/usr/lib/i386-linux-gnu/libcuda.so.550.54.14");
+  opts_.libs32 = false;  // configure without --compat32
+  auto native = discover_driver(*ctx, opts_);
+  ASSERT_TRUE(native) << native.error().message();
+  EXPECT_TRUE(native->libs32.empty());
+  EXPECT_EQ(native->libs.size(), all->libs.size());
+}
+
 TEST_F(DriverInfoTest, DiscoversFilesDevicesGpusAndMig) {
   mknod_uvm();
   auto ctx = initialize_driver(opts_, nvml_.fn());

@@ -209,5 +209,31 @@ TEST(ApplyInContainer, MissingSourceFailsBeforeTheContainerIsTouched) {
   EXPECT_FALSE(box.exists("rootfs/usr/lib64/libcuda.so.550.54.14"));
 }
 
+TEST(ApplyInContainer, MeanwhileRunsInTheCallerWhileTheChildMountsAndOnFailureToo) {
+  Sandbox box;
+  auto e = library_edits(box);
+  FakeContainer c;
+  auto p = open_container_process(c.pid());
+  ASSERT_TRUE(p) << p.error().message();
+  pid_t ran_in = 0;
+  auto s = apply_in_container(*p, box.host(), box.rootfs(), e, {}, [&] { ran_in = ::getpid(); });
+  ASSERT_TRUE(s) << s.error().message();
+  EXPECT_EQ(ran_in, ::getpid()) << "the callback must run in the calling process";
+  EXPECT_EQ(c.mounts_under(box.rootfs()).size(), 1u);
+
+  // A failing child: the callback still ran, and the child's error is the one returned.
+  box.mkdir("host/dev");
+  ASSERT_EQ(::mknod(box.path("host/dev/nvidiactl").c_str(), S_IFCHR | 0666, makedev(1, 3)), 0);
+  edits::Edits bad;
+  bad.device_nodes = {
+      {"/dev/nvidiactl", "/dev/nvidiactl", edits::DeviceType::kChar, 195, 255, 0666}};
+  int calls = 0;
+  auto f = apply_in_container(*p, box.host(), box.rootfs(), bad, {}, [&] { ++calls; });
+  ASSERT_FALSE(f);
+  EXPECT_EQ(calls, 1);
+  EXPECT_NE(f.error().message().find("invalid device node"), std::string::npos)
+      << f.error().message();
+}
+
 }  // namespace
 }  // namespace nvct::mount
