@@ -83,9 +83,11 @@ bool fc_has_token(const std::string& joined, const std::string& token) {
   return false;
 }
 
-fc_json fc_key_json(const FactsCacheKey& k) {
+// J: ordered_json to write the file (fields in this order), json to compare with a parsed one.
+template <class J = fc_json>
+J fc_key_json(const FactsCacheKey& k) {
   const FileIdentity& id = k.library_id;
-  return fc_json{
+  return J{
       {"root", k.root},
       {"boot_id", k.boot_id},
       {"root_boot_id", k.root_boot_id},
@@ -255,7 +257,8 @@ std::string encode_facts_cache(const FactsCacheKey& key, const NvmlFacts& facts)
 
 Result<NvmlFacts> decode_facts_cache(std::string_view text, const FactsCacheKey& expected) {
   NVCT_TRY(check_untrusted_text(text, TextSyntax::kJson, "driver facts cache", 8));
-  fc_json j = fc_json::parse(text, nullptr, false);
+  // One parse: the key is compared as JSON values and the reply decoded from the parsed object.
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   auto bad = [](std::string_view what) {
     return fail(EINVAL, fmt::format("driver facts cache: {}", what));
   };
@@ -266,9 +269,9 @@ Result<NvmlFacts> decode_facts_cache(std::string_view text, const FactsCacheKey&
   auto key = j.find("key");
   auto reply = j.find("reply");
   if (key == j.end() || reply == j.end() || !reply->is_object()) return bad("missing key or reply");
-  if (fc_dump(*key) != fc_dump(fc_key_json(expected)))
+  if (*key != fc_key_json<nlohmann::json>(expected))
     return fail(ESTALE, "driver facts cache: the driver, boot or library changed");
-  NVCT_ASSIGN_OR_RETURN(NvmlFacts facts, decode_nvml_result(fc_dump(*reply)));
+  NVCT_ASSIGN_OR_RETURN(NvmlFacts facts, decode_nvml_reply(*reply));
   NVCT_TRY(fc_check_facts(facts, expected));
   return facts;
 }

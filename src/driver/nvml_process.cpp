@@ -122,8 +122,13 @@ std::string encode_nvml_result(const Result<NvmlFacts>& r) {
 
 Result<NvmlFacts> decode_nvml_result(std::string_view text) {
   json j = json::parse(text, nullptr, false);
+  if (j.is_discarded()) return fail(EPROTO, "malformed reply from the NVML process");
+  return decode_nvml_reply(j);
+}
+
+Result<NvmlFacts> decode_nvml_reply(const json& j) {
   auto bad = [] { return fail(EPROTO, "malformed reply from the NVML process"); };
-  if (j.is_discarded() || !j.is_object()) return bad();
+  if (!j.is_object()) return bad();
   std::string err;
   if (get(j, "error", err)) return fail(EIO, err);
   auto fit = j.find("facts");

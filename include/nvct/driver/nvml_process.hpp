@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <functional>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 
@@ -52,6 +53,8 @@ Result<NvmlFacts> query_nvml_here(const NvmlProcessOptions& options);
 // JSON wire form between the child and the parent (exposed for tests).
 std::string encode_nvml_result(const Result<NvmlFacts>& result);
 Result<NvmlFacts> decode_nvml_result(std::string_view text);
+// The same from the parsed reply object (the driver facts cache holds one inside its file).
+Result<NvmlFacts> decode_nvml_reply(const nlohmann::json& reply);
 
 // The reference's default NVML user: /proc/sys/kernel/overflowuid and overflowgid.
 // Errors read "open failed: /proc/sys/kernel/overflowuid: permission denied".
