@@ -100,11 +100,17 @@ Status verify_mount(const Source& src, int top, std::uint64_t parent_mount,
   NVCT_ASSIGN_OR_RETURN(MountState state, with_context(mount_state(top), "check mounted target"));
   if (state.dev != src.st.st_dev || state.ino != src.st.st_ino)
     return fail(EXDEV, "mounted target is not the source");
-  struct statvfs vfs {};
-  if (::fstatvfs(top, &vfs) != 0) return fail_errno("statvfs mounted target");
-  unsigned long want = st_flags(flags);
-  if ((vfs.f_flag & want) != want)
-    return fail(EPERM, fmt::format("mount flags {:#x} lack {:#x}", vfs.f_flag, want));
+  if (state.mnt_attr) {
+    std::uint64_t want = mount_attrs(flags);
+    if ((*state.mnt_attr & want) != want)
+      return fail(EPERM, fmt::format("mount attributes {:#x} lack {:#x}", *state.mnt_attr, want));
+  } else {
+    struct statvfs vfs {};
+    if (::fstatvfs(top, &vfs) != 0) return fail_errno("statvfs mounted target");
+    unsigned long want = st_flags(flags);
+    if ((vfs.f_flag & want) != want)
+      return fail(EPERM, fmt::format("mount flags {:#x} lack {:#x}", vfs.f_flag, want));
+  }
   // A new mount, not the parent's: the kernel put our mount there.
   if (state.mount_id == parent_mount) return fail(EXDEV, "target is not a new mount");
   if (!state.is_private) return fail(EPERM, "mount has shared propagation");
@@ -197,7 +203,17 @@ Status bind_mount(const Root& rootfs, const Source& source, const std::string& c
     // A mount attached under a shared mount is copied to every peer of that mount at once,
     // before any flag can be set on it (mount(2) binds read-write and shared; move_mount is
     // copied too): peers may be the host's. The check after mounting would come too late.
-    NVCT_ASSIGN_OR_RETURN(MountState parent, mount_state(target.parent.get()));
+    // The parent's mount, as found for an earlier mount into the same directory in this run
+    // (the journal forgets it once a directory is mounted on).
+    std::string parent_dir = dirname_of(target.path);
+    Journal::DirMount parent;
+    if (auto known = journal.known_dir_mount(parent_dir)) {
+      parent = *known;
+    } else {
+      NVCT_ASSIGN_OR_RETURN(MountState st, mount_state(target.parent.get()));
+      parent = {st.mount_id, st.is_private};
+      journal.remember_dir_mount(parent_dir, parent);
+    }
     if (!parent.is_private)
       return fail(EPERM, fmt::format("the mount holding {} has shared propagation: mounting "
                                      "there would propagate to other mount namespaces",
@@ -214,7 +230,7 @@ Status bind_mount(const Root& rootfs, const Source& source, const std::string& c
         top.reset(
             ::openat(target.parent.get(), target.name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
         if (!top) return fail_errno("reopen mounted target");
-        top_fd = journal.adopt_mount(std::move(top), target.path);
+        top_fd = journal.adopt_mount(std::move(top), target.path, kind == TargetKind::kDirectory);
       }
     }
     if (classic) {

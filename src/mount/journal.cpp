@@ -57,19 +57,44 @@ Status Journal::record_created(Kind kind, int parent_fd, const std::string& name
   return ok();
 }
 
+void Journal::forget_dirs_if_directory(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) forget_dirs();
+}
+
+int Journal::known_dir(const std::string& path) const {
+  auto it = dirs_.find(path);
+  return it == dirs_.end() ? -1 : it->second.get();
+}
+
+Status Journal::remember_dir(const std::string& path, int fd) {
+  NVCT_ASSIGN_OR_RETURN(unique_fd copy, dup_fd(fd));
+  dirs_[path] = std::move(copy);
+  return ok();
+}
+
+std::optional<Journal::DirMount> Journal::known_dir_mount(const std::string& in_root) const {
+  auto it = dir_mounts_.find(in_root);
+  if (it == dir_mounts_.end()) return std::nullopt;
+  return it->second;
+}
+
 Status Journal::record_mount(int mount_root_fd, const std::string& description) {
+  forget_dirs_if_directory(mount_root_fd);
   NVCT_ASSIGN_OR_RETURN(unique_fd fd, dup_fd(mount_root_fd));
   entries_.push_back(Entry{Kind::kMount, std::move(fd), description, 0, 0});
   return ok();
 }
 
-int Journal::adopt_mount(unique_fd mount_root, const std::string& description) {
+int Journal::adopt_mount(unique_fd mount_root, const std::string& description, bool directory) {
   int fd = mount_root.get();
+  if (directory) forget_dirs();
   entries_.push_back(Entry{Kind::kMount, std::move(mount_root), description, 0, 0});
   return fd;
 }
 
 Status Journal::rollback() {
+  forget_dirs();
   Status first = ok();
   while (!entries_.empty()) {
     Status s = undo(entries_.back());

@@ -93,18 +93,34 @@ Result<bool> private_by_mountinfo(std::uint64_t id) {
 }  // namespace
 
 Result<MountState> mount_state(int fd) {
-  // One statx for the object and its mount id: the checks after each of the hook's mounts used
-  // to make four (fstat, and statx for the mount id three times).
+  // One statx for the object and its unique mount id, then statmount for that mount: its old
+  // style id, propagation and attributes. Kernels before 6.8 (no unique ids or statmount) take
+  // a second statx for the old id, and mountinfo.
   struct statx stx {};
-  if (::statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_MNT_ID,
+  if (::statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | kStatxMntIdUnique,
               &stx) != 0)
     return fail_errno("statx mount id");
-  if (!(stx.stx_mask & STATX_MNT_ID)) return fail(ENOTSUP, "kernel does not report mount ids");
   if (!(stx.stx_mask & STATX_INO)) return fail(ENOTSUP, "statx did not report the inode");
   MountState state;
   state.dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
   state.ino = static_cast<ino_t>(stx.stx_ino);
-  state.mount_id = stx.stx_mnt_id;
+  if (stx.stx_mask & kStatxMntIdUnique) {
+    MntIdReq req{sizeof(MntIdReq), 0, stx.stx_mnt_id, kStatmountMntBasic};
+    alignas(8) unsigned char buf[1024] = {};
+    if (::syscall(kSysStatmount, &req, buf, sizeof buf, 0) == 0) {
+      StatmountReply reply;
+      std::memcpy(&reply, buf, sizeof reply);
+      // The reply must be about the mount we asked for, in the layout we expect.
+      if ((reply.mask & kStatmountMntBasic) && reply.mnt_id == stx.stx_mnt_id &&
+          reply.mnt_id_old != 0) {
+        state.mount_id = reply.mnt_id_old;
+        state.is_private = (reply.mnt_propagation & MS_SHARED) == 0;
+        state.mnt_attr = reply.mnt_attr;
+        return state;
+      }
+    }
+  }
+  NVCT_ASSIGN_OR_RETURN(state.mount_id, mount_id_of(fd));
   if (auto answer = private_by_statmount(fd, state.mount_id)) {
     state.is_private = *answer;
   } else {

@@ -87,6 +87,16 @@ Result<Target> create_target_at(const Root& root, const std::string& clean, Targ
 
 Result<unique_fd> mkdir_all_in_root(const Root& root, const std::string& path, Journal* journal) {
   std::vector<std::string> comps = components(path);
+  std::string key;
+  if (journal) {
+    // Opened (and checked) earlier in this run, and no directory was mounted on since.
+    key = prefix_path(comps, comps.size());
+    if (int known = journal->known_dir(key); known >= 0) {
+      unique_fd again(::fcntl(known, F_DUPFD_CLOEXEC, 3));
+      if (!again) return fail_errno(fmt::format("reuse the directory opened for {}", path));
+      return again;
+    }
+  }
   unique_fd cur;
   std::size_t existing = comps.size();
   for (;; --existing) {
@@ -113,6 +123,7 @@ Result<unique_fd> mkdir_all_in_root(const Root& root, const std::string& path, J
     cur = std::move(next);
   }
   NVCT_TRY(root.relative_path(cur.get()));
+  if (journal) NVCT_TRY(journal->remember_dir(key, cur.get()));
   return cur;
 }
 

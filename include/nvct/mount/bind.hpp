@@ -80,6 +80,8 @@ struct MountState {
   ino_t ino = 0;
   std::uint64_t mount_id = 0;  // statx STATX_MNT_ID
   bool is_private = false;
+  // MOUNT_ATTR_* of the mount, where statmount(2) told them (Linux 6.8).
+  std::optional<std::uint64_t> mnt_attr;
 };
 Result<MountState> mount_state(int fd);
 

@@ -193,6 +193,27 @@ TEST_P(Bind, DirectoryMountForFirmware) {
   EXPECT_FALSE(box.exists("rootfs/lib"));
 }
 
+TEST_P(Bind, AMountAfterADirectoryMountIntoTheSameDirectoryLandsOnTheNewMount) {
+  // The journal remembers /usr/lib/x86_64-linux-gnu after the first mount; mounting a directory
+  // there must make the next file mount resolve the path again, onto the new mount, and not
+  // into the directory it now hides.
+  Journal j;
+  ASSERT_TRUE(mount_file(*host, *rootfs, lib(), j));
+  box.mkdir("host/opt/libdir");
+  edits::FileMount dir{"/opt/libdir", "/usr/lib/x86_64-linux-gnu", edits::FileKind::kDirectory,
+                       {.read_only = false, .nosuid = true, .nodev = true}};
+  auto d = mount_file(*host, *rootfs, dir, j);
+  ASSERT_TRUE(d) << d.error().message();
+  auto s = mount_file(*host, *rootfs, lib("/usr/lib/x86_64-linux-gnu/libcuda.so.1"), j);
+  ASSERT_TRUE(s) << s.error().message();
+  EXPECT_EQ(testing::read_text(box.path("rootfs/usr/lib/x86_64-linux-gnu/libcuda.so.1")),
+            "ELF-cuda");
+  EXPECT_TRUE(box.exists("host/opt/libdir/libcuda.so.1"))
+      << "the target was created in the hidden directory";
+  ASSERT_TRUE(j.rollback());
+  EXPECT_EQ(testing::mounts_under(box.rootfs()), mounts_before);
+}
+
 TEST_P(Bind, IpcSocketIsWritableNoexec) {
   box.mkdir("host/run/nvidia-persistenced");
   // A socket node: mknod S_IFSOCK makes one without a listener.

@@ -70,6 +70,42 @@ TEST(Journal, RollbackUnmountsThroughTheMountFd) {
   EXPECT_TRUE(testing::mounts_under(box.path("rootfs")).empty());
 }
 
+TEST(Journal, RemembersDirectoriesUntilADirectoryIsMountedOrARollback) {
+  Sandbox box;
+  box.mkdir("rootfs/d");
+  box.write("rootfs/f", "");
+  auto dir = open_dir(box.path("rootfs/d"));
+  Journal j;
+  EXPECT_EQ(j.known_dir("/d"), -1);
+  ASSERT_TRUE(j.remember_dir("/d", dir.get()));
+  int known = j.known_dir("/d");
+  ASSERT_GE(known, 0);
+  EXPECT_NE(known, dir.get()) << "the journal keeps its own copy";
+  j.remember_dir_mount("/d", {.mount_id = 7, .is_private = true});
+  ASSERT_TRUE(j.known_dir_mount("/d"));
+  EXPECT_EQ(j.known_dir_mount("/d")->mount_id, 7u);
+  // A file mount keeps them; a directory mount forgets them.
+  unique_fd file(::open(box.path("rootfs/f").c_str(), O_PATH | O_CLOEXEC));
+  j.adopt_mount(std::move(file), "/f", false);
+  EXPECT_GE(j.known_dir("/d"), 0);
+  unique_fd d2(::open(box.path("rootfs/d").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  j.adopt_mount(std::move(d2), "/d", true);
+  EXPECT_EQ(j.known_dir("/d"), -1);
+  EXPECT_FALSE(j.known_dir_mount("/d"));
+  // record_mount finds out itself that a mount root is a directory.
+  ASSERT_TRUE(j.remember_dir("/d", dir.get()));
+  j.commit();
+  EXPECT_EQ(j.known_dir("/d"), -1);
+  ASSERT_TRUE(j.remember_dir("/d", dir.get()));
+  ASSERT_TRUE(j.record_mount(dir.get(), "/d"));
+  EXPECT_EQ(j.known_dir("/d"), -1);
+  ASSERT_TRUE(j.remember_dir("/d", dir.get()));
+  j.commit();
+  ASSERT_TRUE(j.remember_dir("/d", dir.get()));
+  ASSERT_TRUE(j.rollback());
+  EXPECT_EQ(j.known_dir("/d"), -1);
+}
+
 TEST(Journal, CommitForgetsEverything) {
   Sandbox box;
   box.write("rootfs/f", "");

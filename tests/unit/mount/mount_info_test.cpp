@@ -1,6 +1,8 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/mount.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include <cstdio>
@@ -59,6 +61,38 @@ TEST(MountInfo, StatmountAndMountinfoAgree) {
   }
   EXPECT_EQ(*mount_is_private(shared.get()), false);
   EXPECT_EQ(*mount_is_private(priv.get()), true);
+}
+
+// mount_state reads the old-style mount id, the propagation and (with statmount) the mount's
+// attributes in one statx and one statmount; the answers must be those of the slower paths.
+TEST(MountInfo, MountStateAgreesWithStatxAndMountinfoAndReportsAttributes) {
+  Sandbox box;
+  box.mkdir("rootfs/ro");
+  ASSERT_EQ(::mount("tmpfs", box.path("rootfs/ro").c_str(), "tmpfs", 0, nullptr), 0);
+  ASSERT_EQ(::mount(nullptr, box.path("rootfs/ro").c_str(), nullptr, MS_PRIVATE, nullptr), 0);
+  ASSERT_EQ(::mount(nullptr, box.path("rootfs/ro").c_str(), nullptr,
+                    MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID, nullptr),
+            0);
+  unique_fd top(::open(box.path("rootfs/ro").c_str(), O_PATH | O_CLOEXEC));
+  auto state = mount_state(top.get());
+  ASSERT_TRUE(state) << state.error().message();
+  EXPECT_EQ(state->mount_id, *mount_id_of(top.get()));
+  EXPECT_EQ(state->is_private, *mount_is_private_mountinfo(top.get()));
+  struct stat st {};
+  ASSERT_EQ(::fstat(top.get(), &st), 0);
+  EXPECT_EQ(state->dev, st.st_dev);
+  EXPECT_EQ(state->ino, st.st_ino);
+  struct utsname u {};
+  ::uname(&u);
+  unsigned major = 0, minor = 0;
+  std::sscanf(u.release, "%u.%u", &major, &minor);
+  if (major > 6 || (major == 6 && minor >= 8)) {
+    ASSERT_TRUE(state->mnt_attr) << "statmount answers on " << u.release;
+    EXPECT_EQ(*state->mnt_attr & (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV),
+              MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID);
+  }
+  ASSERT_EQ(::mount(nullptr, box.path("rootfs/ro").c_str(), nullptr, MS_SHARED, nullptr), 0);
+  EXPECT_FALSE(mount_state(top.get())->is_private);
 }
 
 }  // namespace
